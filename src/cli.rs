@@ -1,0 +1,252 @@
+//! The command line (part of the binary, not the library): clap definitions, and the one
+//! function that turns flags into the library's [`ScenarioFile`] so they can be laid over a
+//! config file. Parsers here only check what the user typed; ranges and relations between
+//! fields are checked once, by [`ScenarioFile::validate`].
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+use herd_sim::config::{ScenarioFile, ServerFile, StrategyList};
+use herd_sim::engine::Path;
+use herd_sim::policy::Strategy;
+use herd_sim::report::Format;
+use herd_sim::time::{parse_duration, SimDuration};
+
+/// Simulate N clients retrying against a modelled server, and count what lands in each window.
+///
+/// Example: herd-sim --clients 1000 --strategy all
+#[derive(Debug, Parser)]
+#[command(
+    name = "herd-sim",
+    version,
+    about,
+    long_about = None,
+    allow_negative_numbers = true,
+    args_conflicts_with_subcommands = true
+)]
+pub struct Cli {
+    /// A subcommand; without one, a plain run of the scenario the flags describe.
+    #[command(subcommand)]
+    pub command: Option<Command>,
+    /// The scenario of a plain run.
+    #[command(flatten)]
+    pub run: RunArgs,
+}
+
+/// Subcommands beside the plain run. Each later capability (sweep, plot, fixture) adds one arm.
+#[derive(Debug, Subcommand)]
+pub enum Command {}
+
+/// Flags of a plain run. Every scenario flag overrides the same key of `--config`.
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// Scenario file (TOML, or JSON by extension); flags given here override its keys.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+
+    /// Number of clients, all failing together at t = 0 [default: 1000].
+    #[arg(long, value_name = "N", value_parser = parse_whole)]
+    pub clients: Option<u64>,
+
+    /// Strategy, a comma list, or `all` [default: full-jitter].
+    #[arg(long, value_name = "NAMES", value_parser = parse_strategies,
+          long_help = strategy_help())]
+    pub strategy: Option<StrategyList>,
+
+    /// Retries per client after the first failed request [default: 4].
+    #[arg(long, value_name = "N", value_parser = parse_whole_u32)]
+    pub retries: Option<u32>,
+
+    /// First backoff delay, e.g. 250ms, 1s, 1.5s [default: 1s].
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration_arg)]
+    pub base: Option<SimDuration>,
+
+    /// Largest backoff delay [default: 30s].
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration_arg)]
+    pub cap: Option<SimDuration>,
+
+    /// Growth of the backoff per retry, at least 1 [default: 2].
+    #[arg(long, value_name = "X", value_parser = parse_number)]
+    pub multiplier: Option<f64>,
+
+    /// Histogram window width [default: 100ms].
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration_arg)]
+    pub bin: Option<SimDuration>,
+
+    /// Master seed; printed with every result [default: 2015].
+    #[arg(long, value_name = "N", value_parser = parse_whole)]
+    pub seed: Option<u64>,
+
+    /// Server model [default: down].
+    #[arg(long, value_name = "MODEL", value_parser = ["down"])]
+    pub server: Option<String>,
+
+    /// For `--server down`: the server serves from this time on.
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration_arg)]
+    pub recover_at: Option<SimDuration>,
+
+    /// Output format on stdout (or in --out).
+    #[arg(long, value_enum, default_value_t = FormatArg::Table)]
+    pub format: FormatArg,
+
+    /// Write the output to this file (whole or not at all) instead of stdout.
+    #[arg(long, value_name = "PATH")]
+    pub out: Option<PathBuf>,
+
+    /// Simulation path: `auto` takes the fast independent-client path when the server allows.
+    #[arg(long, value_enum, default_value_t = EngineArg::Auto)]
+    pub engine: EngineArg,
+
+    /// Worker threads [default: all cores]. Results never depend on it.
+    #[arg(long, value_name = "N", value_parser = parse_whole_u32)]
+    pub threads: Option<u32>,
+
+    /// Refuse runs estimated to need more memory than this, e.g. 512MiB, 16GiB [default: 16GiB].
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    pub memory_limit: Option<u64>,
+}
+
+/// `--format` values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum FormatArg {
+    /// Aligned text table.
+    Table,
+    /// JSON object with a `results` array.
+    Json,
+    /// One CSV row per strategy.
+    Csv,
+}
+
+impl From<FormatArg> for Format {
+    fn from(value: FormatArg) -> Format {
+        match value {
+            FormatArg::Table => Format::Table,
+            FormatArg::Json => Format::Json,
+            FormatArg::Csv => Format::Csv,
+        }
+    }
+}
+
+/// `--engine` values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum EngineArg {
+    /// Independent clients when the server allows, the event queue otherwise.
+    Auto,
+    /// Always the general event queue.
+    EventQueue,
+    /// Independent clients (refused for servers whose clients interact).
+    Independent,
+}
+
+impl From<EngineArg> for Path {
+    fn from(value: EngineArg) -> Path {
+        match value {
+            EngineArg::Auto => Path::Auto,
+            EngineArg::EventQueue => Path::EventQueue,
+            EngineArg::Independent => Path::Independent,
+        }
+    }
+}
+
+impl RunArgs {
+    /// The scenario keys these flags set, to lay over a config file.
+    pub fn scenario_overrides(&self) -> ScenarioFile {
+        let server = if self.server.is_some() || self.recover_at.is_some() {
+            Some(ServerFile {
+                model: self.server.clone(),
+                recover_at: self.recover_at,
+            })
+        } else {
+            None
+        };
+        ScenarioFile {
+            clients: self.clients,
+            strategy: self.strategy.clone(),
+            retries: self.retries,
+            base: self.base,
+            cap: self.cap,
+            multiplier: self.multiplier,
+            bin: self.bin,
+            seed: self.seed,
+            memory_limit: self.memory_limit,
+            server,
+        }
+    }
+}
+
+fn strategy_help() -> String {
+    format!(
+        "Strategy, a comma list, or `all` [default: full-jitter].\n\nAccepted: {}, all.",
+        Strategy::accepted_names()
+    )
+}
+
+fn parse_strategies(text: &str) -> Result<StrategyList, String> {
+    text.parse()
+        .map_err(|e: herd_sim::policy::UnknownStrategy| e.to_string())
+}
+
+fn parse_duration_arg(text: &str) -> Result<SimDuration, String> {
+    parse_duration(text).map_err(|e| e.to_string())
+}
+
+fn parse_whole(text: &str) -> Result<u64, String> {
+    let cleaned = text.trim().replace('_', "");
+    cleaned
+        .parse()
+        .map_err(|_| format!("`{text}` is not a whole number; write digits only, e.g. 1000"))
+}
+
+fn parse_whole_u32(text: &str) -> Result<u32, String> {
+    let n = parse_whole(text)?;
+    u32::try_from(n).map_err(|_| format!("`{text}` is too large; at most {}", u32::MAX))
+}
+
+fn parse_number(text: &str) -> Result<f64, String> {
+    text.trim()
+        .parse::<f64>()
+        .map_err(|_| format!("`{text}` is not a number, e.g. 2 or 1.5"))
+}
+
+fn parse_size(text: &str) -> Result<u64, String> {
+    let t = text.trim();
+    let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+    let (digits, unit) = t.split_at(split);
+    let scale: u64 = match unit.trim() {
+        "" | "B" => 1,
+        "KiB" => 1 << 10,
+        "MiB" => 1 << 20,
+        "GiB" => 1 << 30,
+        "TiB" => 1 << 40,
+        _ => {
+            return Err(format!(
+                "`{text}` is not a size; write e.g. 512MiB or 16GiB"
+            ))
+        }
+    };
+    digits
+        .parse::<u64>()
+        .ok()
+        .and_then(|n| n.checked_mul(scale))
+        .ok_or_else(|| format!("`{text}` is not a size; write e.g. 512MiB or 16GiB"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn verify_cli() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn sizes_parse_with_binary_units() {
+        assert_eq!(parse_size("512MiB"), Ok(512 << 20));
+        assert_eq!(parse_size("16GiB"), Ok(16 << 30));
+        assert_eq!(parse_size("100"), Ok(100));
+        assert!(parse_size("1GB").is_err());
+    }
+}

@@ -1,0 +1,23 @@
+//! herd-sim: a deterministic discrete-event simulator of thundering herds — N clients retrying
+//! against a modelled server — that counts how many requests land in each window, how long
+//! the work takes and how much traffic exists only to be refused.
+//!
+//! The layers, top to bottom: [`config`] (what the user asked for, validated once) →
+//! [`experiment`] (runs strategies in parallel) → [`engine`] (the event loop) → [`policy`]
+//! (retry strategies) and [`server`] (server models) → [`metrics`] (what is counted) →
+//! [`report`] (tables, JSON, CSV) and [`output`] (files written whole). [`time`] and [`rng`]
+//! hold the two rules everything else relies on: integer nanoseconds, and one documented
+//! seeding rule. The library never imports clap; the binary's `cli.rs` does.
+
+#![warn(missing_docs)]
+
+pub mod config;
+pub mod engine;
+pub mod experiment;
+pub mod metrics;
+pub mod output;
+pub mod policy;
+pub mod report;
+pub mod rng;
+pub mod server;
+pub mod time;

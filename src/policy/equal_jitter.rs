@@ -1,0 +1,20 @@
+//! `equal-jitter`: `e_k/2 + U(0, e_k/2)`. Keeps at least half the backoff, so it spreads each
+//! wave over half the interval of full jitter: taller peaks, as published.
+
+use rand::RngCore;
+
+use super::Backoff;
+use crate::rng::uniform_below;
+use crate::time::SimDuration;
+
+/// `⌊e_k/2⌋` plus a uniform draw in `[0, e_k − ⌊e_k/2⌋)`, so the result stays below `e_k`.
+#[inline(always)]
+pub(super) fn delay<R: RngCore + ?Sized>(
+    retry: u32,
+    backoff: &Backoff,
+    rng: &mut R,
+) -> SimDuration {
+    let e = backoff.exponential(retry).as_nanos();
+    let half = e / 2;
+    SimDuration(half + uniform_below(rng, e - half))
+}

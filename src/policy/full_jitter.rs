@@ -1,0 +1,18 @@
+//! `full-jitter`: `U(0, e_k)`, uniform over whole nanoseconds in `[0, e_k)` (AWS Architecture
+//! Blog, "Exponential Backoff And Jitter", 2015). Spreads each wave over its whole interval.
+
+use rand::RngCore;
+
+use super::Backoff;
+use crate::rng::uniform_below;
+use crate::time::SimDuration;
+
+/// A uniform draw below the exponential delay of retry `retry` (1-based).
+#[inline(always)]
+pub(super) fn delay<R: RngCore + ?Sized>(
+    retry: u32,
+    backoff: &Backoff,
+    rng: &mut R,
+) -> SimDuration {
+    SimDuration(uniform_below(rng, backoff.exponential(retry).as_nanos()))
+}

@@ -1,0 +1,342 @@
+//! Retry strategies: pure functions of (retry number, previous delay, server hints, rng) to a
+//! decision, shared by the simulator, the fixture and — because they do no I/O and keep no
+//! clock — any real client that wants them.
+//!
+//! Each strategy lives in its own file as one `delay` function; [`Strategy`] is the enum the
+//! hot loop matches on (no trait objects). A new strategy is one new file plus one arm here.
+//! Nothing in this module reads a clock, sleeps, allocates or prints.
+
+mod decorrelated_jitter;
+mod equal_jitter;
+mod exponential;
+mod fixed;
+mod full_jitter;
+mod naive;
+
+use std::fmt;
+use std::str::FromStr;
+
+use rand::RngCore;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+use crate::time::SimDuration;
+
+/// How a client reacts to a refusal.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Strategy {
+    /// Retry at once, with no delay.
+    Naive,
+    /// Wait `base` before every retry.
+    Fixed,
+    /// Wait `min(cap, base · multiplier^(k-1))` before retry `k`.
+    Exponential,
+    /// Wait `U(0, e_k)`: uniform up to the exponential delay (AWS "full jitter").
+    FullJitter,
+    /// Wait `e_k/2 + U(0, e_k/2)` (AWS "equal jitter").
+    EqualJitter,
+    /// Wait `min(cap, U(base, 3 · previous delay))`, previous delay starting at `base`
+    /// (Brooker 2015, "decorrelated jitter").
+    DecorrelatedJitter,
+}
+
+impl Strategy {
+    /// Every strategy, in the fixed order tables and `all` use.
+    pub const ALL: [Strategy; 6] = [
+        Strategy::Naive,
+        Strategy::Fixed,
+        Strategy::Exponential,
+        Strategy::FullJitter,
+        Strategy::EqualJitter,
+        Strategy::DecorrelatedJitter,
+    ];
+
+    /// The name used on the command line, in configs and in every output.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Strategy::Naive => "naive",
+            Strategy::Fixed => "fixed",
+            Strategy::Exponential => "exponential",
+            Strategy::FullJitter => "full-jitter",
+            Strategy::EqualJitter => "equal-jitter",
+            Strategy::DecorrelatedJitter => "decorrelated-jitter",
+        }
+    }
+
+    /// The accepted names, comma-separated, for error messages and help.
+    pub fn accepted_names() -> String {
+        Strategy::ALL.map(Strategy::name).join(", ")
+    }
+
+    /// True when the strategy draws random numbers.
+    pub const fn is_jittered(self) -> bool {
+        matches!(
+            self,
+            Strategy::FullJitter | Strategy::EqualJitter | Strategy::DecorrelatedJitter
+        )
+    }
+
+    /// The wait before retry `retry` (1-based), given the previous wait (`base` before the first
+    /// retry) and what the server said. Pure: the only state is `rng`.
+    #[inline]
+    pub fn delay<R: RngCore + ?Sized>(
+        self,
+        retry: u32,
+        previous: SimDuration,
+        _hints: &Hints,
+        backoff: &Backoff,
+        rng: &mut R,
+    ) -> SimDuration {
+        match self {
+            Strategy::Naive => naive::delay(),
+            Strategy::Fixed => fixed::delay(backoff),
+            Strategy::Exponential => exponential::delay(retry, backoff),
+            Strategy::FullJitter => full_jitter::delay(retry, backoff, rng),
+            Strategy::EqualJitter => equal_jitter::delay(retry, backoff, rng),
+            Strategy::DecorrelatedJitter => decorrelated_jitter::delay(previous, backoff, rng),
+        }
+    }
+}
+
+impl fmt::Display for Strategy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// An unknown strategy name.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown strategy `{name}`; accepted: {accepted}, all", accepted = Strategy::accepted_names())]
+pub struct UnknownStrategy {
+    /// The name that was given.
+    pub name: String,
+}
+
+impl FromStr for Strategy {
+    type Err = UnknownStrategy;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let wanted = s.trim();
+        Strategy::ALL
+            .into_iter()
+            .find(|strategy| strategy.name() == wanted)
+            .ok_or_else(|| UnknownStrategy {
+                name: wanted.to_string(),
+            })
+    }
+}
+
+impl Serialize for Strategy {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.name())
+    }
+}
+
+impl<'de> Deserialize<'de> for Strategy {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        text.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+/// The shape of the backoff curve: `e_k = min(cap, base · multiplier^(k-1))`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Backoff {
+    /// The first delay, and the floor of decorrelated jitter.
+    pub base: SimDuration,
+    /// No delay exceeds this.
+    pub cap: SimDuration,
+    /// Growth per retry; at least 1.
+    pub multiplier: f64,
+}
+
+impl Backoff {
+    /// `e_k = min(cap, base · multiplier^(k-1))` for retry `k ≥ 1`, in whole nanoseconds.
+    ///
+    /// Computed by repeated multiplication that stops at the cap, so it is exact for integer
+    /// multipliers (1 s · 2^3 is exactly 8 s) and never overflows.
+    #[inline]
+    pub fn exponential(&self, retry: u32) -> SimDuration {
+        let cap = self.cap.as_nanos();
+        let base = self.base.as_nanos().min(cap);
+        if self.multiplier == 2.0 {
+            let shift = retry.saturating_sub(1);
+            let grown = if shift >= 64 || base.leading_zeros() < shift {
+                u64::MAX
+            } else {
+                base << shift
+            };
+            return SimDuration(grown.min(cap));
+        }
+        let mut value = base as f64;
+        for _ in 1..retry {
+            value *= self.multiplier;
+            if value >= cap as f64 {
+                return SimDuration(cap);
+            }
+        }
+        SimDuration((value as u64).min(cap))
+    }
+}
+
+/// What the server told the client with its refusal. Empty for a server that is simply down;
+/// the header-aware strategies read it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Hints {
+    /// `Retry-After`, if the server sent one and the client may read it.
+    pub retry_after: Option<SimDuration>,
+    /// Time until the announced `X-RateLimit-Reset`, if sent and readable.
+    pub reset_in: Option<SimDuration>,
+}
+
+/// A strategy with its curve and its retry budget.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Policy {
+    /// How delays are chosen.
+    pub strategy: Strategy,
+    /// The curve delays follow.
+    pub backoff: Backoff,
+    /// Retries after the first failed request; the first request is not a retry.
+    pub max_retries: u32,
+}
+
+/// What a client does after a refusal.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Decision {
+    /// Wait this long, then send retry number `retry`.
+    Retry {
+        /// The 1-based number of the retry about to be scheduled.
+        retry: u32,
+        /// The wait before it.
+        delay: SimDuration,
+    },
+    /// Stop: the retry budget is spent.
+    GiveUp,
+}
+
+impl Policy {
+    /// The decision after a refusal, when `retries_made` retries have already been sent and
+    /// the previous wait was `previous` (use `base` before the first retry).
+    #[inline]
+    pub fn decide<R: RngCore + ?Sized>(
+        &self,
+        retries_made: u32,
+        previous: SimDuration,
+        hints: &Hints,
+        rng: &mut R,
+    ) -> Decision {
+        if retries_made >= self.max_retries {
+            return Decision::GiveUp;
+        }
+        let retry = retries_made + 1;
+        let delay = self
+            .strategy
+            .delay(retry, previous, hints, &self.backoff, rng);
+        Decision::Retry { retry, delay }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::ClientRng;
+
+    fn backoff() -> Backoff {
+        Backoff {
+            base: SimDuration::from_secs(1),
+            cap: SimDuration::from_secs(30),
+            multiplier: 2.0,
+        }
+    }
+
+    #[test]
+    fn exponential_doubles_then_caps() {
+        let b = backoff();
+        let secs: Vec<u64> = (1..=7)
+            .map(|k| b.exponential(k).as_nanos() / 1_000_000_000)
+            .collect();
+        assert_eq!(secs, [1, 2, 4, 8, 16, 30, 30]);
+        assert_eq!(b.exponential(200), SimDuration::from_secs(30));
+        let b3 = Backoff {
+            multiplier: 3.0,
+            ..b
+        };
+        assert_eq!(b3.exponential(3), SimDuration::from_secs(9));
+        assert_eq!(b3.exponential(5), SimDuration::from_secs(30));
+        let b15 = Backoff {
+            multiplier: 1.5,
+            ..b
+        };
+        assert_eq!(b15.exponential(3), SimDuration::from_millis(2250));
+    }
+
+    #[test]
+    fn deterministic_strategies_follow_their_formulas() {
+        let b = backoff();
+        let mut rng = ClientRng::new(1);
+        let none = Hints::default();
+        let d = |s: Strategy, k: u32, rng: &mut ClientRng| s.delay(k, b.base, &none, &b, rng);
+        assert_eq!(d(Strategy::Naive, 3, &mut rng), SimDuration::ZERO);
+        assert_eq!(d(Strategy::Fixed, 3, &mut rng), SimDuration::from_secs(1));
+        assert_eq!(
+            d(Strategy::Exponential, 4, &mut rng),
+            SimDuration::from_secs(8)
+        );
+    }
+
+    #[test]
+    fn jittered_delays_stay_in_their_ranges() {
+        let b = backoff();
+        let none = Hints::default();
+        let mut rng = ClientRng::new(99);
+        for k in 1..=8 {
+            let e = b.exponential(k);
+            for _ in 0..2000 {
+                let full = Strategy::FullJitter.delay(k, b.base, &none, &b, &mut rng);
+                assert!(full < e);
+                let equal = Strategy::EqualJitter.delay(k, b.base, &none, &b, &mut rng);
+                assert!(equal.as_nanos() >= e.as_nanos() / 2 && equal < e);
+            }
+        }
+        let mut previous = b.base;
+        for _ in 0..5000 {
+            let d = Strategy::DecorrelatedJitter.delay(1, previous, &none, &b, &mut rng);
+            assert!(d >= b.base && d <= b.cap);
+            assert!(d.as_nanos() < 3 * previous.as_nanos() || d == b.cap);
+            previous = d;
+        }
+    }
+
+    #[test]
+    fn the_budget_counts_retries_not_requests() {
+        let policy = Policy {
+            strategy: Strategy::Fixed,
+            backoff: backoff(),
+            max_retries: 2,
+        };
+        let mut rng = ClientRng::new(0);
+        let none = Hints::default();
+        assert!(matches!(
+            policy.decide(0, policy.backoff.base, &none, &mut rng),
+            Decision::Retry { retry: 1, .. }
+        ));
+        assert!(matches!(
+            policy.decide(1, policy.backoff.base, &none, &mut rng),
+            Decision::Retry { retry: 2, .. }
+        ));
+        assert_eq!(
+            policy.decide(2, policy.backoff.base, &none, &mut rng),
+            Decision::GiveUp
+        );
+    }
+
+    #[test]
+    fn names_round_trip_and_unknown_names_list_the_choices() {
+        for s in Strategy::ALL {
+            assert_eq!(s.name().parse::<Strategy>(), Ok(s));
+        }
+        let err = "jitter".parse::<Strategy>().unwrap_err().to_string();
+        assert!(
+            err.contains("full-jitter") && err.contains("`jitter`"),
+            "{err}"
+        );
+    }
+}

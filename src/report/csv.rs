@@ -1,0 +1,66 @@
+//! CSV: a header and one row per strategy with every summary figure; the histogram is left
+//! out (it has a row's worth of columns of its own; use JSON for it).
+
+use super::{Exporter, ReportError};
+use crate::experiment::Report;
+
+/// The CSV columns, in order.
+pub const COLUMNS: [&str; 19] = [
+    "strategy",
+    "clients",
+    "retries",
+    "base_s",
+    "cap_s",
+    "multiplier",
+    "bin_s",
+    "server",
+    "seed",
+    "peak",
+    "peak_window_s",
+    "windows",
+    "span_s",
+    "total",
+    "requests",
+    "refused",
+    "succeeded",
+    "gave_up",
+    "last_success_s",
+];
+
+/// Serialises the report as CSV.
+pub struct CsvExporter;
+
+impl Exporter for CsvExporter {
+    fn serialize(&self, report: &Report) -> Result<Vec<u8>, ReportError> {
+        let mut writer = ::csv::Writer::from_writer(Vec::new());
+        let fail = |e: ::csv::Error| ReportError(e.to_string());
+        writer.write_record(COLUMNS).map_err(fail)?;
+        for r in &report.results {
+            let s = &r.summary;
+            writer
+                .write_record([
+                    r.strategy.name().to_string(),
+                    r.clients.to_string(),
+                    r.retries.to_string(),
+                    r.base_s.to_string(),
+                    r.cap_s.to_string(),
+                    r.multiplier.to_string(),
+                    r.bin_s.to_string(),
+                    r.server.clone(),
+                    r.seed.to_string(),
+                    s.peak.to_string(),
+                    s.peak_window_s.to_string(),
+                    s.windows.to_string(),
+                    s.span_s.to_string(),
+                    s.total.to_string(),
+                    s.requests.to_string(),
+                    s.refused.to_string(),
+                    s.succeeded.to_string(),
+                    s.gave_up.to_string(),
+                    s.last_success_s.map(|t| t.to_string()).unwrap_or_default(),
+                ])
+                .map_err(fail)?;
+        }
+        writer.into_inner().map_err(|e| ReportError(e.to_string()))
+    }
+}

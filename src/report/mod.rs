@@ -1,0 +1,54 @@
+//! Turning a [`Report`] into bytes: one module per format behind [`Exporter`], whose
+//! `serialize` is pure so every format can be snapshot-tested. Writing happens elsewhere
+//! ([`crate::output`] or stdout), in one place.
+
+mod csv;
+mod json;
+mod table;
+
+pub use self::csv::CsvExporter;
+pub use self::json::JsonExporter;
+pub use self::table::TableExporter;
+
+use crate::experiment::Report;
+
+/// A failure to serialise (only possible through a bug in a serialiser).
+#[derive(Debug, thiserror::Error)]
+#[error("cannot serialise the report: {0}")]
+pub struct ReportError(String);
+
+/// A format of the report.
+pub trait Exporter {
+    /// The whole output for `report`.
+    fn serialize(&self, report: &Report) -> Result<Vec<u8>, ReportError>;
+}
+
+/// The formats `--format` accepts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Format {
+    /// An aligned text table for people.
+    #[default]
+    Table,
+    /// One JSON object with a `results` array.
+    Json,
+    /// One CSV row per strategy (no histogram).
+    Csv,
+}
+
+impl Format {
+    /// The serialiser of this format.
+    pub fn exporter(self) -> Box<dyn Exporter> {
+        match self {
+            Format::Table => Box::new(TableExporter),
+            Format::Json => Box::new(JsonExporter),
+            Format::Csv => Box::new(CsvExporter),
+        }
+    }
+}
+
+/// Seconds for people: up to three decimals, trailing zeros dropped (`1s`, `0.3s`, `14.723s`).
+pub fn seconds(value: f64) -> String {
+    let text = format!("{value:.3}");
+    let text = text.trim_end_matches('0').trim_end_matches('.');
+    format!("{text}s")
+}

@@ -1,0 +1,87 @@
+//! The text table people read: one line describing the scenario, then one aligned row per
+//! strategy. Outcome columns (succeeded, gave up, last success) appear when the server
+//! recovers, since against a server that stays down every client gives up.
+
+use super::{seconds, Exporter, ReportError};
+use crate::experiment::Report;
+
+/// Serialises the report as an aligned text table.
+pub struct TableExporter;
+
+impl Exporter for TableExporter {
+    fn serialize(&self, report: &Report) -> Result<Vec<u8>, ReportError> {
+        let Some(first) = report.results.first() else {
+            return Ok(b"no results\n".to_vec());
+        };
+        let recovers = report.results.iter().any(|r| r.summary.succeeded > 0)
+            || first.server.contains("recovers");
+        let mut header = vec![
+            "strategy", "clients", "retries", "peak", "peak at", "windows", "span", "total",
+        ];
+        if recovers {
+            header.extend(["succeeded", "gave up", "last success"]);
+        }
+        header.push("seed");
+        let mut rows: Vec<Vec<String>> = vec![header.iter().map(|h| h.to_string()).collect()];
+        for r in &report.results {
+            let s = &r.summary;
+            let mut row = vec![
+                r.strategy.name().to_string(),
+                r.clients.to_string(),
+                r.retries.to_string(),
+                s.peak.to_string(),
+                seconds(s.peak_window_s),
+                s.windows.to_string(),
+                seconds(s.span_s),
+                s.total.to_string(),
+            ];
+            if recovers {
+                row.push(s.succeeded.to_string());
+                row.push(s.gave_up.to_string());
+                row.push(s.last_success_s.map(seconds).unwrap_or_else(|| "-".into()));
+            }
+            row.push(r.seed.to_string());
+            rows.push(row);
+        }
+        let widths: Vec<usize> = (0..rows[0].len())
+            .map(|c| {
+                rows.iter()
+                    .map(|row| row[c].chars().count())
+                    .max()
+                    .unwrap_or(0)
+            })
+            .collect();
+        let mut out = format!(
+            "{} clients, {} retries, base {}, cap {}, multiplier {}, {} windows, server {}\n\n",
+            first.clients,
+            first.retries,
+            seconds(first.base_s),
+            seconds(first.cap_s),
+            first.multiplier,
+            seconds(first.bin_s),
+            first.server,
+        );
+        for (i, row) in rows.iter().enumerate() {
+            let cells: Vec<String> = row
+                .iter()
+                .zip(&widths)
+                .enumerate()
+                .map(|(c, (cell, &w))| {
+                    if c == 0 {
+                        format!("{cell:<w$}")
+                    } else {
+                        format!("{cell:>w$}")
+                    }
+                })
+                .collect();
+            out.push_str(cells.join("  ").trim_end());
+            out.push('\n');
+            if i == 0 {
+                let rule: Vec<String> = widths.iter().map(|&w| "-".repeat(w)).collect();
+                out.push_str(&rule.join("  "));
+                out.push('\n');
+            }
+        }
+        Ok(out.into_bytes())
+    }
+}
