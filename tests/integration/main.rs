@@ -1,1 +1,8 @@
+//! Integration tests: one binary (`autotests = false`), one module per capability, driving the
+//! real `herd-sim` binary with assert_cmd where the command line is what is tested.
 
+mod charts;
+mod core;
+mod fixture;
+mod limiter;
+mod sweep;
