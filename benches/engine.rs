@@ -1,1 +1,127 @@
-fn main() {}
+//! Hot paths of the engine, each beside a baseline measured in the same run (the machines are
+//! shared and noisy; compare ratios, not absolute times):
+//! - `queue/*`: the radix event queue against std's BinaryHeap on the herd's access pattern
+//!   (one pending event per client, each pop schedules the client's next attempt).
+//! - `run/*`: whole runs of 1 M clients × 4 retries of full jitter against a down server, on the
+//!   general event-queue path and on the independent-client fast path.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+use std::hint::black_box;
+
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+
+use herd_sim::engine::{simulate_event_queue, simulate_independent, Event, EventQueue, RunSpec};
+use herd_sim::policy::{Backoff, Policy, Strategy};
+use herd_sim::rng::{uniform_below, ClientRng};
+use herd_sim::server::{Down, Server};
+use herd_sim::time::{SimDuration, SimTime};
+
+const SECOND: u64 = 1_000_000_000;
+
+/// The herd pattern: `clients` events at t = 0, then `rounds` reschedules of each popped event
+/// by U(0, 2^round s). Returns a checksum so nothing is optimised away.
+fn herd_radix(clients: u32, rounds: u32) -> u64 {
+    let mut rng = ClientRng::new(1);
+    let mut queue = EventQueue::with_capacity(clients as usize);
+    let mut hops = vec![0u8; clients as usize];
+    for client in 0..clients {
+        queue.push(Event {
+            time: SimTime::ZERO,
+            item: client,
+        });
+    }
+    let mut sum = 0u64;
+    while let Some(Event { time, item: client }) = queue.pop() {
+        sum = sum.wrapping_add(time.0);
+        let hop = &mut hops[client as usize];
+        if u32::from(*hop) < rounds {
+            *hop += 1;
+            let delay = uniform_below(&mut rng, SECOND << *hop);
+            queue.push(Event {
+                time: SimTime(time.0 + delay),
+                item: client,
+            });
+        }
+    }
+    sum
+}
+
+/// The same pattern through a BinaryHeap ordered by (time, sequence): the classic design.
+fn herd_binary_heap(clients: u32, rounds: u32) -> u64 {
+    let mut rng = ClientRng::new(1);
+    let mut heap = BinaryHeap::with_capacity(clients as usize);
+    let mut hops = vec![0u8; clients as usize];
+    let mut seq = 0u64;
+    for client in 0..clients {
+        heap.push(Reverse((0u64, seq, client)));
+        seq += 1;
+    }
+    let mut sum = 0u64;
+    while let Some(Reverse((time, _, client))) = heap.pop() {
+        sum = sum.wrapping_add(time);
+        let hop = &mut hops[client as usize];
+        if u32::from(*hop) < rounds {
+            *hop += 1;
+            let delay = uniform_below(&mut rng, SECOND << *hop);
+            heap.push(Reverse((time + delay, seq, client)));
+            seq += 1;
+        }
+    }
+    sum
+}
+
+fn queue(c: &mut Criterion) {
+    let mut group = c.benchmark_group("queue");
+    group.sample_size(10);
+    for clients in [1_000u32, 1_000_000] {
+        let events = u64::from(clients) * 5;
+        group.throughput(Throughput::Elements(events));
+        group.bench_with_input(BenchmarkId::new("radix", clients), &clients, |b, &n| {
+            b.iter(|| black_box(herd_radix(n, 4)))
+        });
+        group.bench_with_input(
+            BenchmarkId::new("binary_heap", clients),
+            &clients,
+            |b, &n| b.iter(|| black_box(herd_binary_heap(n, 4))),
+        );
+    }
+    group.finish();
+}
+
+fn full_jitter_spec(clients: u32) -> RunSpec {
+    RunSpec {
+        clients,
+        policy: Policy {
+            strategy: Strategy::FullJitter,
+            backoff: Backoff {
+                base: SimDuration::from_secs(1),
+                cap: SimDuration::from_secs(30),
+                multiplier: 2.0,
+            },
+            max_retries: 4,
+        },
+        server: Server::Down(Down::default()),
+        bin: SimDuration::from_millis(100),
+        seed: 2015,
+    }
+}
+
+fn run(c: &mut Criterion) {
+    let mut group = c.benchmark_group("run");
+    group.sample_size(10);
+    let clients = 1_000_000;
+    let spec = full_jitter_spec(clients);
+    // Events: the first request and four retries per client.
+    group.throughput(Throughput::Elements(u64::from(clients) * 5));
+    group.bench_function("event_queue/full_jitter/1M", |b| {
+        b.iter(|| black_box(simulate_event_queue(&spec).requests))
+    });
+    group.bench_function("independent/full_jitter/1M", |b| {
+        b.iter(|| black_box(simulate_independent(&spec).requests))
+    });
+    group.finish();
+}
+
+criterion_group!(benches, queue, run);
+criterion_main!(benches);

@@ -57,12 +57,14 @@ pub struct RunSpec {
     pub seed: u64,
 }
 
-/// A client's state between attempts. 24 bytes.
+/// A client's state between attempts. It travels inside the client's pending event, so the
+/// loop never looks a client up in a table. 32 bytes with the event's time.
 #[derive(Clone, Copy, Debug)]
 struct ClientState {
     rng: ClientRng,
     /// The previous wait (`base` before the first retry); decorrelated jitter grows from it.
     previous: SimDuration,
+    client: u32,
     /// Retries sent so far.
     retries_made: u32,
 }
@@ -92,26 +94,26 @@ pub fn simulate_event_queue(spec: &RunSpec) -> Tally {
     let mut tally = Tally::new(spec.bin);
     let mut server = spec.server.clone();
     let policy = spec.policy;
-    let n = spec.clients as usize;
     let mut seeds = ClientSeeds::starting_at(spec.seed, 0);
-    let mut clients: Vec<ClientState> = (0..n)
-        .map(|_| ClientState {
-            rng: seeds.next_rng(),
-            previous: policy.backoff.base,
-            retries_made: 0,
-        })
-        .collect();
-    let mut queue = EventQueue::with_capacity(n);
+    let mut queue = EventQueue::with_capacity(spec.clients as usize);
     for client in 0..spec.clients {
         queue.push(Event {
             time: SimTime::ZERO,
-            client,
+            item: ClientState {
+                rng: seeds.next_rng(),
+                previous: policy.backoff.base,
+                client,
+                retries_made: 0,
+            },
         });
     }
-    while let Some(Event { time, client }) = queue.pop() {
-        let state = &mut clients[client as usize];
+    while let Some(Event {
+        time,
+        item: mut state,
+    }) = queue.pop()
+    {
         let retry = state.retries_made > 0;
-        match server.respond(time, client) {
+        match server.respond(time, state.client) {
             Response::Served => tally.request(time, retry, true),
             Response::Refused(hints) => {
                 tally.request(time, retry, false);
@@ -121,7 +123,7 @@ pub fn simulate_event_queue(spec: &RunSpec) -> Tally {
                         state.previous = delay;
                         queue.push(Event {
                             time: time + delay,
-                            client,
+                            item: state,
                         });
                     }
                     Decision::GiveUp => tally.gave_up += 1,
