@@ -59,19 +59,19 @@ pub struct RunArgs {
     pub retries: Option<u32>,
 
     /// First backoff delay, e.g. 250ms, 1s, 1.5s [default: 1s].
-    #[arg(long, value_name = "DURATION", value_parser = parse_duration_arg)]
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration_arg, allow_hyphen_values = true)]
     pub base: Option<SimDuration>,
 
     /// Largest backoff delay [default: 30s].
-    #[arg(long, value_name = "DURATION", value_parser = parse_duration_arg)]
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration_arg, allow_hyphen_values = true)]
     pub cap: Option<SimDuration>,
 
     /// Growth of the backoff per retry, at least 1 [default: 2].
-    #[arg(long, value_name = "X", value_parser = parse_number)]
+    #[arg(long, value_name = "X", value_parser = parse_number, allow_hyphen_values = true)]
     pub multiplier: Option<f64>,
 
     /// Histogram window width [default: 100ms].
-    #[arg(long, value_name = "DURATION", value_parser = parse_duration_arg)]
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration_arg, allow_hyphen_values = true)]
     pub bin: Option<SimDuration>,
 
     /// Master seed; printed with every result [default: 2015].
@@ -83,7 +83,7 @@ pub struct RunArgs {
     pub server: Option<String>,
 
     /// For `--server down`: the server serves from this time on.
-    #[arg(long, value_name = "DURATION", value_parser = parse_duration_arg)]
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration_arg, allow_hyphen_values = true)]
     pub recover_at: Option<SimDuration>,
 
     /// Output format on stdout (or in --out).
