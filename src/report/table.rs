@@ -4,6 +4,7 @@
 
 use super::{seconds, Exporter, ReportError};
 use crate::experiment::Report;
+use crate::time::SimDuration;
 
 /// Serialises the report as an aligned text table.
 pub struct TableExporter;
@@ -58,7 +59,7 @@ impl Exporter for TableExporter {
             seconds(first.base_s),
             seconds(first.cap_s),
             first.multiplier,
-            seconds(first.bin_s),
+            SimDuration::from_nanos((first.bin_s * 1e9).round() as u64),
             first.server,
         );
         for (i, row) in rows.iter().enumerate() {
