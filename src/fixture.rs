@@ -297,8 +297,9 @@ impl PolicySpec {
 pub struct LayerSpec {
     /// A label for the output; `layer-1`, `layer-2`, … by default.
     pub name: Option<String>,
-    /// Attempts this layer makes per call from the layer above, the first included.
-    pub retry_limit: u32,
+    /// Attempts this layer makes per call from the layer above, the first included (signed so
+    /// that a negative value gets the same message as zero).
+    pub retry_limit: i64,
     /// This layer's policy, over the file's (not the scenario's: an SDK does not share the
     /// application's settings).
     pub policy: Option<PolicySpec>,
@@ -337,8 +338,9 @@ pub struct ScenarioSpec {
     pub id: String,
     /// Scripted answers, in order; the last one repeats once the script ends.
     pub responses: Vec<Response>,
-    /// Maximum attempts of the application layer, the first included.
-    pub retry_limit: u32,
+    /// Maximum attempts of the application layer, the first included (signed so that a
+    /// negative value gets the same message as zero).
+    pub retry_limit: i64,
     /// Simulated seconds the committed delays may add up to.
     pub deadline: f64,
     /// Whether the operation may be replayed.
@@ -414,17 +416,20 @@ fn seconds_to_duration(secs: f64) -> Option<SimDuration> {
 
 fn resolve_policy(
     spec: &PolicySpec,
-    retry_limit: u32,
+    retry_limit: i64,
     place: &str,
-) -> Result<(Policy, bool), FixtureError> {
-    if retry_limit == 0 || retry_limit > MAX_RETRY_LIMIT {
-        return Err(invalid(
-            place,
-            "retry_limit",
-            retry_limit,
-            format!("accepted: a whole number of attempts from 1 to {MAX_RETRY_LIMIT}, the first attempt included"),
-        ));
-    }
+) -> Result<(u32, Policy, bool), FixtureError> {
+    let retry_limit = u32::try_from(retry_limit)
+        .ok()
+        .filter(|limit| (1..=MAX_RETRY_LIMIT).contains(limit))
+        .ok_or_else(|| {
+            invalid(
+                place,
+                "retry_limit",
+                retry_limit,
+                format!("accepted: a whole number of attempts from 1 to {MAX_RETRY_LIMIT}, the first attempt included"),
+            )
+        })?;
     let base = spec.base.unwrap_or(SimDuration::from_secs(1));
     if base.is_zero() {
         return Err(invalid(
@@ -461,7 +466,7 @@ fn resolve_policy(
         },
         max_retries: retry_limit - 1,
     };
-    Ok((policy, spec.retry_500.unwrap_or(false)))
+    Ok((retry_limit, policy, spec.retry_500.unwrap_or(false)))
 }
 
 fn check_expectation(expect: &Expectation, place: &str) -> Result<(), FixtureError> {
@@ -528,7 +533,10 @@ impl FixtureFile {
     }
 }
 
-fn validate_scenario(spec: ScenarioSpec, file_policy: &PolicySpec) -> Result<Scenario, FixtureError> {
+fn validate_scenario(
+    spec: ScenarioSpec,
+    file_policy: &PolicySpec,
+) -> Result<Scenario, FixtureError> {
     let place = format!("scenario `{}`", spec.id);
     if spec.id.trim().is_empty() {
         return Err(invalid(
@@ -555,14 +563,14 @@ fn validate_scenario(spec: ScenarioSpec, file_policy: &PolicySpec) -> Result<Sce
         )
     })?;
     let application = file_policy.overridden_by(spec.policy.as_ref());
-    let (policy, retry_500) = resolve_policy(&application, spec.retry_limit, &place)?;
+    let (retry_limit, policy, retry_500) = resolve_policy(&application, spec.retry_limit, &place)?;
     let mut layers = vec![Layer {
         name: "application".to_string(),
-        retry_limit: spec.retry_limit,
+        retry_limit,
         policy,
         retry_500,
     }];
-    let mut worst_case = u64::from(spec.retry_limit);
+    let mut worst_case = u64::from(retry_limit);
     for (index, layer) in spec.layers.iter().enumerate() {
         let name = layer
             .name
@@ -578,8 +586,9 @@ fn validate_scenario(spec: ScenarioSpec, file_policy: &PolicySpec) -> Result<Sce
             ));
         }
         let merged = file_policy.overridden_by(layer.policy.as_ref());
-        let (policy, retry_500) = resolve_policy(&merged, layer.retry_limit, &layer_place)?;
-        worst_case = worst_case.saturating_mul(u64::from(layer.retry_limit));
+        let (retry_limit, policy, retry_500) =
+            resolve_policy(&merged, layer.retry_limit, &layer_place)?;
+        worst_case = worst_case.saturating_mul(u64::from(retry_limit));
         if worst_case > MAX_WORST_CASE_REQUESTS {
             return Err(invalid(
                 &layer_place,
@@ -590,7 +599,7 @@ fn validate_scenario(spec: ScenarioSpec, file_policy: &PolicySpec) -> Result<Sce
         }
         layers.push(Layer {
             name,
-            retry_limit: layer.retry_limit,
+            retry_limit,
             policy,
             retry_500,
         });
@@ -935,7 +944,11 @@ pub fn compare(report: &ScenarioReport, expect: &Expectation) -> Vec<Mismatch> {
     };
     if let Some(attempts) = expect.attempts {
         if attempts != report.attempts {
-            differ("attempts", attempts.to_string(), report.attempts.to_string());
+            differ(
+                "attempts",
+                attempts.to_string(),
+                report.attempts.to_string(),
+            );
         }
     }
     if let Some(delay) = expect.delay_s {
@@ -1095,5 +1108,375 @@ impl FixtureReport {
             );
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::{simulate_event_queue, RunSpec};
+    use crate::server::{Down, Server};
+
+    const SECOND: u64 = NANOS_PER_SEC;
+
+    /// Plays the one scenario whose JSON fields are `fields`, under an optional file policy.
+    fn play_one(file_policy: &str, fields: &str) -> ScenarioReport {
+        let policy = if file_policy.is_empty() {
+            String::new()
+        } else {
+            format!(r#""policy": {file_policy},"#)
+        };
+        let text = format!(r#"{{{policy} "scenarios": [{{"id": "s", {fields}}}]}}"#);
+        let fixture = Fixture::parse(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+        play(&fixture.scenarios[0])
+    }
+
+    fn error(text: &str) -> String {
+        Fixture::parse(text).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn the_specs_three_scenarios_give_the_specs_figures() {
+        let fixture = Fixture::parse(include_str!("../configs/scenarios.json")).unwrap();
+        let report = fixture.run(true);
+        let by_id = |id: &str| report.scenarios.iter().find(|s| s.id == id).unwrap();
+        // 429 at 0 s, wait 1 s, 429, wait 2 s, success: 3 attempts, 1 + 2 = 3 s.
+        let s = by_id("throttle-then-success");
+        assert_eq!(
+            (s.attempts, s.delay, s.result, s.would_reach),
+            (3, SimDuration(3 * SECOND), Outcome::Completed, None)
+        );
+        assert_eq!(s.disposition, Disposition::ReplaySafe);
+        // After attempt 3 the next wait is 4 s: 3 s + 4 s = 7 s > 5 s, so nothing is committed.
+        let s = by_id("throttle-past-deadline");
+        assert_eq!(
+            (s.attempts, s.delay, s.result, s.would_reach),
+            (
+                3,
+                SimDuration(3 * SECOND),
+                Outcome::DeadlineExceeded,
+                Some(SimDuration(7 * SECOND))
+            )
+        );
+        // Not idempotent: the first retry is refused before any wait.
+        let s = by_id("unsafe-replay");
+        assert_eq!(
+            (s.attempts, s.delay, s.result, s.disposition),
+            (
+                1,
+                SimDuration::ZERO,
+                Outcome::Refused,
+                Disposition::UnsafeReplay
+            )
+        );
+        assert_eq!(report.failures(), 0, "{}", report.to_table());
+    }
+
+    #[test]
+    fn the_sources_change_one_input_experiments() {
+        let s = play_one(
+            "",
+            r#""responses": ["success"], "retry_limit": 4, "deadline": 30, "idempotent": true"#,
+        );
+        assert_eq!(
+            (s.attempts, s.delay, s.result),
+            (1, SimDuration::ZERO, Outcome::Completed)
+        );
+        // Deadline 1: the 1 s wait reaches exactly 1 s (allowed), the 2 s wait would reach 3 s.
+        let s = play_one(
+            "",
+            r#""responses": ["429", "429", "success"], "retry_limit": 4, "deadline": 1, "idempotent": true"#,
+        );
+        assert_eq!(
+            (s.attempts, s.delay, s.result, s.would_reach),
+            (
+                2,
+                SimDuration(SECOND),
+                Outcome::DeadlineExceeded,
+                Some(SimDuration(3 * SECOND))
+            )
+        );
+        // Idempotent: 429 (wait 1 s), 429 (wait 2 s), 429 repeated, limit reached; the 4 s wait
+        // after the final attempt is never committed, so 3 s and not 7 s.
+        let s = play_one(
+            "",
+            r#""responses": ["429", "429"], "retry_limit": 3, "deadline": 30, "idempotent": true"#,
+        );
+        assert_eq!(
+            (s.attempts, s.delay, s.result, s.would_reach),
+            (
+                3,
+                SimDuration(3 * SECOND),
+                Outcome::RetryLimitExhausted,
+                None
+            )
+        );
+    }
+
+    #[test]
+    fn the_retryable_table_is_applied() {
+        let run = |policy: &str, first: &str| {
+            play_one(
+                policy,
+                &format!(
+                    r#""responses": ["{first}", "success"], "retry_limit": 5, "deadline": 30, "idempotent": true"#
+                ),
+            )
+        };
+        let s = run("", "400");
+        assert_eq!(
+            (s.attempts, s.delay, s.result),
+            (1, SimDuration::ZERO, Outcome::FailedPermanent)
+        );
+        let s = run(r#"{"retry_500": true}"#, "400");
+        assert_eq!(s.result, Outcome::FailedPermanent, "400 is never retried");
+        let s = run("", "500");
+        assert_eq!((s.attempts, s.result), (1, Outcome::FailedPermanent));
+        for (policy, first) in [
+            (r#"{"retry_500": true}"#, "500"),
+            ("", "429"),
+            ("", "503"),
+            ("", "timeout"),
+        ] {
+            let s = run(policy, first);
+            assert_eq!(
+                (s.attempts, s.delay, s.result),
+                (2, SimDuration(SECOND), Outcome::Completed),
+                "{first}"
+            );
+        }
+    }
+
+    #[test]
+    fn retry_after_is_a_floor_under_the_policys_delay() {
+        // Exponential would wait 1 s; the server asks for 5 s.
+        let s = play_one(
+            "",
+            r#""responses": ["429 retry-after=5", "success"], "retry_limit": 3, "deadline": 30, "idempotent": true"#,
+        );
+        assert_eq!(
+            (s.delay, s.result),
+            (SimDuration(5 * SECOND), Outcome::Completed)
+        );
+        // A floor below the policy's own 2 s changes nothing: 1 s + 2 s.
+        let s = play_one(
+            "",
+            r#""responses": ["503", "503 retry-after=500ms", "success"], "retry_limit": 3, "deadline": 30, "idempotent": true"#,
+        );
+        assert_eq!(s.delay, SimDuration(3 * SECOND));
+        // Honouring it can cost the deadline: 0 s + 5 s > 4 s.
+        let s = play_one(
+            "",
+            r#""responses": ["429 retry-after=5"], "retry_limit": 3, "deadline": 4, "idempotent": true"#,
+        );
+        assert_eq!(
+            (s.attempts, s.result, s.would_reach),
+            (1, Outcome::DeadlineExceeded, Some(SimDuration(5 * SECOND)))
+        );
+        let hints = Hints {
+            retry_after: Some(SimDuration(7)),
+            reset_in: None,
+        };
+        assert_eq!(floor_at_retry_after(SimDuration(3), &hints), SimDuration(7));
+        assert_eq!(floor_at_retry_after(SimDuration(9), &hints), SimDuration(9));
+        assert_eq!(
+            floor_at_retry_after(SimDuration(3), &Hints::default()),
+            SimDuration(3)
+        );
+    }
+
+    #[test]
+    fn seeded_jitter_repeats_and_differs_between_seeds() {
+        let fields =
+            r#""responses": ["503"], "retry_limit": 6, "deadline": 1000, "idempotent": true"#;
+        let with_seed = |seed: u64| {
+            play_one(
+                &format!(r#"{{"strategy": "full-jitter", "cap": "30s", "seed": {seed}}}"#),
+                fields,
+            )
+        };
+        let a = with_seed(7);
+        assert_eq!(a, with_seed(7));
+        assert_eq!(a.seed, 7);
+        assert_ne!(a.delay, with_seed(8).delay);
+        // Five full-jitter waits, each below e_k: under 1 + 2 + 4 + 8 + 16 = 31 s in total.
+        assert_eq!(a.result, Outcome::RetryLimitExhausted);
+        assert!(a.delay < SimDuration(31 * SECOND), "{}", a.delay);
+        let seeds: std::collections::HashSet<u64> = (0..20)
+            .map(|seed| with_seed(seed).delay.as_nanos())
+            .collect();
+        assert_eq!(seeds.len(), 20, "twenty seeds, twenty different totals");
+    }
+
+    #[test]
+    fn a_scenario_draws_as_client_zero_of_a_simulator_run_with_its_seed() {
+        // The documented seed rule, checked against the engine itself: one client, a server that
+        // stays down, the same policy and seed. Its last retry lands at the sum of its waits.
+        for strategy in [
+            Strategy::FullJitter,
+            Strategy::EqualJitter,
+            Strategy::DecorrelatedJitter,
+        ] {
+            let s = play_one(
+                &format!(r#"{{"strategy": "{strategy}", "cap": "30s", "seed": 99}}"#),
+                r#""responses": ["503"], "retry_limit": 5, "deadline": 1000, "idempotent": true"#,
+            );
+            let tally = simulate_event_queue(&RunSpec {
+                clients: 1,
+                policy: Policy {
+                    strategy,
+                    backoff: Backoff {
+                        base: SimDuration(SECOND),
+                        cap: SimDuration(30 * SECOND),
+                        multiplier: 2.0,
+                    },
+                    max_retries: 4,
+                },
+                server: Server::Down(Down { recover_at: None }),
+                bin: SimDuration::from_millis(100),
+                seed: 99,
+            });
+            let last = tally.last_retry.unwrap();
+            assert_eq!(s.delay.as_nanos(), last.as_nanos(), "{strategy}");
+        }
+    }
+
+    #[test]
+    fn stacked_layers_multiply_the_attempts() {
+        // Each application attempt is one SDK call of up to 3 attempts with waits 1 s + 2 s; the
+        // application waits 1 s and 2 s between its 3 calls: 9 requests, 3·3 + 1 + 2 = 12 s.
+        let s = play_one(
+            "",
+            r#""responses": ["503"], "retry_limit": 3, "deadline": 100, "idempotent": true,
+               "layers": [{"name": "sdk", "retry_limit": 3}]"#,
+        );
+        assert_eq!(
+            (s.attempts, s.delay, s.result),
+            (9, SimDuration(12 * SECOND), Outcome::RetryLimitExhausted)
+        );
+        let counts: Vec<(&str, u32, u64)> = s
+            .layers
+            .iter()
+            .map(|l| (l.name.as_str(), l.attempts, l.worst_case))
+            .collect();
+        assert_eq!(counts, [("application", 3, 3), ("sdk", 9, 9)]);
+        // The SDK retries 500s, the application does not: the SDK's three tries, then stop.
+        let s = play_one(
+            "",
+            r#""responses": ["500"], "retry_limit": 3, "deadline": 100, "idempotent": true,
+               "layers": [{"retry_limit": 3, "policy": {"retry_500": true}}]"#,
+        );
+        assert_eq!((s.attempts, s.result), (3, Outcome::FailedPermanent));
+        assert_eq!(s.layers[1].name, "layer-1");
+        // Success on the 5th request: the second SDK call succeeds on its second try.
+        let s = play_one(
+            "",
+            r#""responses": ["503", "503", "503", "503", "success"], "retry_limit": 3, "deadline": 100,
+               "idempotent": true, "layers": [{"retry_limit": 3}]"#,
+        );
+        // Waits: SDK 1 + 2, application 1, SDK 1: 5 s.
+        assert_eq!(
+            (s.attempts, s.delay, s.result),
+            (5, SimDuration(5 * SECOND), Outcome::Completed)
+        );
+    }
+
+    #[test]
+    fn expectations_are_compared_field_by_field() {
+        let text = r#"{"scenarios": [{"id": "s", "responses": ["429"], "retry_limit": 2,
+            "deadline": 30, "idempotent": true,
+            "expect": {"attempts": 3, "delay_s": 1.0, "result": "completed", "would_reach_s": 4}}]}"#;
+        let report = Fixture::parse(text).unwrap().run(true);
+        let mismatches = report.scenarios[0].mismatches.clone().unwrap();
+        let fields: Vec<(&str, &str, &str)> = mismatches
+            .iter()
+            .map(|m| (m.field, m.expected.as_str(), m.actual.as_str()))
+            .collect();
+        assert_eq!(
+            fields,
+            [
+                ("attempts", "3", "2"),
+                ("result", "completed", "retry-limit-exhausted"),
+                ("would_reach_s", "4.0", "null"),
+            ]
+        );
+        assert_eq!(report.failures(), 1);
+        let table = report.to_table();
+        assert!(
+            table.contains("mismatch attempts: expected 3, got 2"),
+            "{table}"
+        );
+        assert!(table.contains("check: 0 of 1 scenarios met"), "{table}");
+        let unchecked = Fixture::parse(text).unwrap().run(false);
+        assert_eq!(unchecked.failures(), 0);
+        assert!(!String::from_utf8(unchecked.to_json())
+            .unwrap()
+            .contains("mismatches"));
+    }
+
+    #[test]
+    fn bad_input_gets_one_clear_error_each() {
+        let scenario = |extra: &str| {
+            format!(
+                r#"{{"scenarios": [{{"id": "a", "responses": ["429"], "retry_limit": 3, "deadline": 1, "idempotent": true{extra}}}]}}"#
+            )
+        };
+        let e = error("{\"scenarios\": [\n  {\"id\": \"a\",,}]}");
+        assert!(e.contains("line 2 column"), "{e}");
+        let e = error(
+            r#"{"scenarios": [{"id": "a", "responses": ["429"], "retry_limit": 3, "idempotent": true}]}"#,
+        );
+        assert!(e.contains("missing field `deadline`"), "{e}");
+        let e = error(&scenario(r#", "retries": 2"#));
+        assert!(e.contains("unknown field `retries`"), "{e}");
+        let e = error(&scenario("").replace("\"429\"", "\"404\""));
+        assert!(
+            e.contains("unknown response `404`") && e.contains("timeout"),
+            "{e}"
+        );
+        let e = error(&scenario("").replace("\"retry_limit\": 3", "\"retry_limit\": 0"));
+        assert!(e.contains("scenario `a`: invalid retry_limit: 0"), "{e}");
+        let e = error(&scenario("").replace("\"deadline\": 1", "\"deadline\": -1"));
+        assert!(e.contains("invalid deadline: -1"), "{e}");
+        let twice = scenario("").replace("}]}", r#"}, {"id": "a", "responses": ["success"], "retry_limit": 1, "deadline": 0, "idempotent": false}]}"#);
+        let e = error(&twice);
+        assert!(
+            e.contains("duplicate scenario id `a` (scenarios 1 and 2)"),
+            "{e}"
+        );
+        let e = error(&scenario("").replace("\"429\"", "\"400 retry-after=3\""));
+        assert!(e.contains("cannot carry hints"), "{e}");
+        let e = error(&scenario(r#", "policy": {"base": "2s", "cap": "1s"}"#));
+        assert!(e.contains("policy.cap") && e.contains("2s"), "{e}");
+        let e = error(&scenario(
+            r#", "layers": [{"retry_limit": 2, "policy": {"seed": 3}}]"#,
+        ));
+        assert!(
+            e.contains("layer `layer-1`") && e.contains("policy.seed"),
+            "{e}"
+        );
+        let e = error(&scenario(r#", "expect": {}"#));
+        assert!(e.contains("invalid expect"), "{e}");
+        let e = error(r#"{"scenarios": []}"#);
+        assert!(e.contains("scenarios"), "{e}");
+        let fixture = Fixture::parse(&scenario("")).unwrap();
+        assert_eq!(
+            fixture.require_expectations(),
+            Err(FixtureError::MissingExpectation("a".into()))
+        );
+    }
+
+    #[test]
+    fn responses_parse_and_print_with_their_hints() {
+        let r: Response = "429 retry-after=5 reset-in=1.5s".parse().unwrap();
+        assert_eq!(r.kind, ResponseKind::TooManyRequests);
+        assert_eq!(r.hints.retry_after, Some(SimDuration(5 * SECOND)));
+        assert_eq!(r.hints.reset_in, Some(SimDuration(1_500_000_000)));
+        assert_eq!(r.to_string(), "429 retry-after=5s reset-in=1.5s");
+        assert!("429 retry-after=1 retry-after=2"
+            .parse::<Response>()
+            .is_err());
+        assert!("429 wait=1".parse::<Response>().is_err());
+        assert!("".parse::<Response>().is_err());
     }
 }
