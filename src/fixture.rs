@@ -408,7 +408,7 @@ pub struct Fixture {
 }
 
 fn seconds_to_duration(secs: f64) -> Option<SimDuration> {
-    if !secs.is_finite() || secs < 0.0 || secs > MAX_DEADLINE_S {
+    if !(0.0..=MAX_DEADLINE_S).contains(&secs) {
         return None;
     }
     Some(SimDuration((secs * NANOS_PER_SEC as f64).round() as u64))
