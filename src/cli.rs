@@ -36,7 +36,38 @@ pub struct Cli {
 
 /// Subcommands beside the plain run. Each later capability (sweep, plot, fixture) adds one arm.
 #[derive(Debug, Subcommand)]
-pub enum Command {}
+pub enum Command {
+    /// Play scripted retry scenarios (JSON) through the simulator's policy code, and with
+    /// --check compare each with its `expect` block.
+    ///
+    /// Example: herd-sim fixture configs/scenarios.json --check
+    Fixture(FixtureArgs),
+}
+
+/// Flags of `herd-sim fixture`.
+#[derive(Debug, Args)]
+pub struct FixtureArgs {
+    /// Scenario file (JSON): `{"policy": {...}, "scenarios": [...]}`.
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+
+    /// Output format on stdout.
+    #[arg(long, value_enum, default_value_t = FixtureFormat::Table)]
+    pub format: FixtureFormat,
+
+    /// Compare every scenario with its `expect` block; print each mismatch and exit 1 on any.
+    #[arg(long)]
+    pub check: bool,
+}
+
+/// `herd-sim fixture --format` values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum FixtureFormat {
+    /// Aligned text table.
+    Table,
+    /// JSON object with a `scenarios` array.
+    Json,
+}
 
 /// Flags of a plain run. Every scenario flag overrides the same key of `--config`.
 #[derive(Debug, Args)]

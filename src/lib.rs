@@ -7,13 +7,16 @@
 //! (retry strategies) and [`server`] (server models) → [`metrics`] (what is counted) →
 //! [`report`] (tables, JSON, CSV) and [`output`] (files written whole). [`time`] and [`rng`]
 //! hold the two rules everything else relies on: integer nanoseconds, and one documented
-//! seeding rule. The library never imports clap; the binary's `cli.rs` does.
+//! seeding rule. [`fixture`] plays scripted scenarios through the same [`policy`] code, one
+//! client at a time, to pin a retry policy in CI. The library never imports clap; the binary's
+//! `cli.rs` does.
 
 #![warn(missing_docs)]
 
 pub mod config;
 pub mod engine;
 pub mod experiment;
+pub mod fixture;
 pub mod metrics;
 pub mod output;
 pub mod policy;

@@ -13,22 +13,25 @@ use clap::Parser;
 
 use herd_sim::config::{ConfigError, ScenarioFile};
 use herd_sim::experiment;
+use herd_sim::fixture::{Fixture, FixtureError};
 use herd_sim::output::OutputFile;
 use herd_sim::report::Format;
 
-use cli::{Cli, RunArgs};
+use cli::{Cli, Command, FixtureArgs, FixtureFormat, RunArgs};
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let outcome = match cli.command {
         None => run(cli.run),
-        Some(command) => match command {},
+        Some(Command::Fixture(args)) => fixture(args),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
             eprintln!("error: {error:#}");
-            if error.downcast_ref::<ConfigError>().is_some() {
+            if error.downcast_ref::<ConfigError>().is_some()
+                || error.downcast_ref::<FixtureError>().is_some()
+            {
                 ExitCode::from(2)
             } else {
                 ExitCode::from(1)
@@ -78,6 +81,28 @@ fn run(args: RunArgs) -> anyhow::Result<()> {
         None => write_stdout(&bytes)?,
     }
     Ok(())
+}
+
+/// `herd-sim fixture`: play the scenarios, print the report, and with `--check` fail (exit 1)
+/// when any scenario misses its expectation.
+fn fixture(args: FixtureArgs) -> anyhow::Result<()> {
+    let fixture = Fixture::read(&args.file)?;
+    if args.check {
+        fixture.require_expectations()?;
+    }
+    let report = fixture.run(args.check);
+    let bytes = match args.format {
+        FixtureFormat::Table => report.to_table().into_bytes(),
+        FixtureFormat::Json => report.to_json(),
+    };
+    write_stdout(&bytes)?;
+    match report.failures() {
+        0 => Ok(()),
+        failed => anyhow::bail!(
+            "{failed} of {} scenarios did not meet their expectations",
+            report.scenarios.len()
+        ),
+    }
 }
 
 /// Writes to stdout; a closed pipe (`| head`) is not an error.

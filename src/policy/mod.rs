@@ -234,6 +234,16 @@ impl Policy {
     }
 }
 
+/// Honours a server's `Retry-After` as a floor: the wait is never shorter than the server
+/// asked for, and a strategy's longer (or jittered-longer) wait is kept as it is.
+#[inline]
+pub fn floor_at_retry_after(delay: SimDuration, hints: &Hints) -> SimDuration {
+    match hints.retry_after {
+        Some(floor) => delay.max(floor),
+        None => delay,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
