@@ -136,6 +136,8 @@ pub struct HistogramChart {
     pub title: String,
     /// Second line: what is counted, the server, the scale.
     pub subtitle: String,
+    /// Name of the time axis.
+    pub time_label: String,
     /// Window width in seconds.
     pub bin_s: f64,
     /// The panels, top to bottom.
@@ -210,6 +212,7 @@ impl HistogramChart {
         HistogramChart {
             title,
             subtitle,
+            time_label: "time since the herd failed (s)".into(),
             bin_s,
             panels,
             scale,
@@ -402,7 +405,7 @@ impl HistogramChart {
             .axis_style(RGBColor(120, 120, 120))
             .label_style((FONT_FAMILY, 13))
             .axis_desc_style((FONT_FAMILY, 14))
-            .x_desc("time since the herd failed (s)")
+            .x_desc(self.time_label.as_str())
             .draw()
             .map_err(draw_error)?;
 
@@ -429,6 +432,10 @@ impl HistogramChart {
         let plot_w = plotting.dim_in_pixel().0.max(1) as usize;
         let windows = panel.window_count();
         let group = windows.div_ceil(plot_w).max(1);
+        // Bars narrower than two pixels would round to one or two pixels at random, making
+        // equal walls look unequal; each bar is widened to two (its right neighbour, drawn
+        // next, covers the overlap).
+        let min_width = 2.0 * (time.range().end - x_min) / plot_w as f64;
         let mut w = 0;
         while w < windows {
             // The tallest window of the group stands for the group.
@@ -436,7 +443,7 @@ impl HistogramChart {
                 .max_by_key(|&i| (panel.total_at(i), std::cmp::Reverse(i)))
                 .unwrap_or(w);
             let x0 = w as f64 * self.bin_s;
-            let x1 = (w + group).min(windows) as f64 * self.bin_s;
+            let x1 = ((w + group).min(windows) as f64 * self.bin_s).max(x0 + min_width);
             let mut below = 0u64;
             let mut y_below = base;
             for layer in &panel.layers {
@@ -544,6 +551,7 @@ mod tests {
         let chart = HistogramChart {
             title: "t".into(),
             subtitle: String::new(),
+            time_label: "time (s)".into(),
             bin_s: 0.1,
             panels: vec![panel("a", &[1]), panel("b", &[2]), panel("c", &[3])],
             scale: CountScale::Shared,
