@@ -137,13 +137,13 @@ fn nice_step(raw: f64) -> f64 {
     10.0 * magnitude
 }
 
-/// A number for a tick label: whole numbers without decimals, thousands as `k`
-/// (`2.5k`), otherwise up to three significant decimals with trailing zeros dropped.
+/// A number for a tick label: whole numbers in full up to ten million (so one axis never
+/// mixes `8000` and `10k`), beyond that in exponent form (`2.5e7`); fractions with up to
+/// three decimals, trailing zeros dropped.
 pub(crate) fn number(value: f64) -> String {
     let rounded = (value * 1e6).round() / 1e6;
-    if rounded.abs() >= 10_000.0 {
-        let k = format!("{:.1}", rounded / 1000.0);
-        return format!("{}k", k.trim_end_matches('0').trim_end_matches('.'));
+    if rounded.abs() >= 1e7 {
+        return format!("{rounded:e}");
     }
     if rounded.fract() == 0.0 {
         return format!("{}", rounded as i64);
@@ -194,7 +194,8 @@ mod tests {
     fn numbers_read_well() {
         assert_eq!(number(1000.0), "1000");
         assert_eq!(number(0.25), "0.25");
-        assert_eq!(number(25000.0), "25k");
+        assert_eq!(number(25000.0), "25000");
+        assert_eq!(number(25_000_000.0), "2.5e7");
         assert_eq!(number(2.0000001), "2");
     }
 }

@@ -546,6 +546,66 @@ mod tests {
         assert_eq!(p.peak(), (9, 2));
     }
 
+    /// Colours found, top to bottom, in pixel column `x` of a PNG.
+    fn column_colors(png_bytes: &[u8], x: usize) -> Vec<(u8, u8, u8)> {
+        let mut reader = png::Decoder::new(std::io::Cursor::new(png_bytes))
+            .read_info()
+            .unwrap();
+        let mut rgb = vec![0; reader.output_buffer_size().unwrap()];
+        let info = reader.next_frame(&mut rgb).unwrap();
+        let width = info.width as usize;
+        let mut colors: Vec<(u8, u8, u8)> = Vec::new();
+        for y in 0..info.height as usize {
+            let i = (y * width + x) * 3;
+            let c = (rgb[i], rgb[i + 1], rgb[i + 2]);
+            if colors.last() != Some(&c) {
+                colors.push(c);
+            }
+        }
+        colors
+    }
+
+    #[test]
+    fn stacked_layers_sit_bottom_first_and_markers_are_drawn() {
+        let mut p = panel("limited", &[10, 0]);
+        p.layers[0].tone = Tone::Served;
+        p.layers[0].name = "served".into();
+        p.layers.push(Layer {
+            name: "refused".into(),
+            counts: vec![30, 0],
+            tone: Tone::Refused,
+        });
+        p.markers_s = vec![1.5];
+        let chart = HistogramChart {
+            title: "t".into(),
+            subtitle: String::new(),
+            time_label: "time (s)".into(),
+            bin_s: 1.0,
+            panels: vec![p],
+            scale: CountScale::Shared,
+        };
+        let size = ChartSize {
+            width: 600,
+            height: 300,
+        };
+        let bytes = chart.render(ImageFormat::Png, Some(size)).unwrap();
+        // Window 0 spans the left half of the plot; its column reads refused over served.
+        let (red, green) = (Tone::Refused.rgb(), Tone::Served.rgb());
+        let bar = column_colors(&bytes, Y_LABELS_W as usize + 100);
+        let order: Vec<_> = bar.iter().filter(|c| **c == red || **c == green).collect();
+        assert_eq!(order, [&red, &green]);
+        // The marker at 1.5 s (three quarters across) is a grey vertical line in an empty window.
+        let plot_w = (600 - Y_LABELS_W - RIGHT_MARGIN) as usize;
+        let marker_x = Y_LABELS_W as usize + plot_w * 3 / 4;
+        let near: Vec<_> = (marker_x - 1..=marker_x + 1)
+            .flat_map(|x| column_colors(&bytes, x))
+            .collect();
+        assert!(near.contains(&(150, 150, 150)), "{near:?}");
+        // And the legend names both layers: the SVG carries the text.
+        let svg = String::from_utf8(chart.render(ImageFormat::Svg, Some(size)).unwrap()).unwrap();
+        assert!(svg.contains("\nserved\n") && svg.contains("\nrefused\n"));
+    }
+
     #[test]
     fn every_panel_gets_the_same_plot_height() {
         let chart = HistogramChart {

@@ -94,6 +94,9 @@ const PALETTE: [(u8, u8, u8); 10] = [
     (23, 190, 207),
 ];
 
+/// The table rows (indices) that share one x value of one line.
+type RowsAtX = (f64, Vec<usize>);
+
 fn same_value(a: &str, b: &str) -> bool {
     a == b || matches!((a.parse::<f64>(), b.parse::<f64>()), (Ok(x), Ok(y)) if x == y)
 }
@@ -138,8 +141,8 @@ impl LineChart {
             None => Vec::new(),
         };
 
-        // (line name, x) → row indices, in first-appearance order of lines.
-        let mut lines: Vec<(String, Vec<(f64, Vec<usize>)>)> = Vec::new();
+        // Line name → (x → row indices), lines in first-appearance order.
+        let mut lines: Vec<(String, Vec<RowsAtX>)> = Vec::new();
         for &r in &selected {
             let name = iby.map_or_else(|| spec.y.clone(), |c| table.rows[r][c].clone());
             let x = table.number("--x", r, ix)?;
@@ -310,7 +313,7 @@ fn not_positive(field: &'static str, column: &str, row: usize, value: f64) -> Ch
 }
 
 const TITLE_H: u32 = 62;
-const LEGEND_W: u32 = 190;
+const LEGEND_W: u32 = 230;
 
 impl Drawable for LineChart {
     fn draw_on<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), ChartError>
@@ -401,9 +404,14 @@ impl Drawable for LineChart {
                     color.filled(),
                 ))
                 .map_err(draw_error)?;
+            // A line drawn exactly under a later one would vanish; the legend says where it is.
+            let name = match self.lines[i + 1..].iter().find(|l| l.points == line.points) {
+                Some(cover) => format!("{} = {}", line.name, cover.name),
+                None => line.name.clone(),
+            };
             legend
                 .draw_text(
-                    &line.name,
+                    &name,
                     &(FONT_FAMILY, 14).into_font().color(&BLACK),
                     (30, row),
                 )
