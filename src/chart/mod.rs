@@ -5,7 +5,7 @@
 //!
 //! Text is drawn with a font compiled into the binary (DejaVu Sans, `assets/fonts/`, licence
 //! beside it): registered with plotters' `ab_glyph` feature for layout, and rasterised on the
-//! baseline by [`text`]'s PNG backend. No fontconfig, no system fonts, the same pixels on
+//! baseline by the PNG backend in `chart/text.rs`. No fontconfig, no system fonts, the same pixels on
 //! every machine. SVG output names the family `sans-serif` and leaves glyphs to the
 //! viewer, as SVG does.
 //!
