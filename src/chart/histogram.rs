@@ -17,7 +17,9 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::axis::{number, Axis, Ticked};
-use super::{draw_error, render, ChartError, ChartSize, Drawable, ImageFormat, FONT_FAMILY};
+use super::{
+    draw_error, draw_mesh, render, ChartError, ChartSize, Drawable, ImageFormat, FONT_FAMILY,
+};
 use crate::experiment::Report;
 use crate::report::seconds;
 
@@ -397,17 +399,7 @@ impl HistogramChart {
                 Ticked::new(count, ((plot_h / 32).max(2)) as usize),
             )
             .map_err(draw_error)?;
-        chart
-            .configure_mesh()
-            .disable_x_mesh()
-            .bold_line_style(RGBColor(228, 228, 228))
-            .light_line_style(TRANSPARENT)
-            .axis_style(RGBColor(120, 120, 120))
-            .label_style((FONT_FAMILY, 13))
-            .axis_desc_style((FONT_FAMILY, 14))
-            .x_desc(self.time_label.as_str())
-            .draw()
-            .map_err(draw_error)?;
+        draw_mesh(&mut chart, &self.time_label, false)?;
 
         let base = count.range().start;
         let x_min = time.range().start;

@@ -13,7 +13,9 @@ use plotters::prelude::*;
 
 use super::axis::{Axis, Ticked};
 use super::table::DataTable;
-use super::{draw_error, render, ChartError, ChartSize, Drawable, ImageFormat, FONT_FAMILY};
+use super::{
+    draw_error, draw_mesh, render, ChartError, ChartSize, Drawable, ImageFormat, FONT_FAMILY,
+};
 
 /// What to plot from a table.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -348,16 +350,7 @@ impl Drawable for LineChart {
                 Ticked::new(y, 6),
             )
             .map_err(draw_error)?;
-        chart
-            .configure_mesh()
-            .bold_line_style(RGBColor(228, 228, 228))
-            .light_line_style(TRANSPARENT)
-            .axis_style(RGBColor(120, 120, 120))
-            .label_style((FONT_FAMILY, 13))
-            .axis_desc_style((FONT_FAMILY, 14))
-            .x_desc(self.x_label.as_str())
-            .draw()
-            .map_err(draw_error)?;
+        draw_mesh(&mut chart, &self.x_label, true)?;
         // The y axis name sits above the axis, horizontal, where it never collides with ticks.
         plot.draw_text(
             &self.y_label,

@@ -210,6 +210,30 @@ pub(crate) fn render(
     }
 }
 
+/// Draws the grid, axes and tick labels every chart shares: light grey lines at the ticks
+/// (vertical ones only when `x_grid`), grey axes, 13-pixel labels and `x_desc` under the x axis.
+pub(crate) fn draw_mesh<DB: DrawingBackend>(
+    chart: &mut ChartContext<'_, DB, Cartesian2d<axis::Ticked, axis::Ticked>>,
+    x_desc: &str,
+    x_grid: bool,
+) -> Result<(), ChartError>
+where
+    DB::ErrorType: 'static,
+{
+    let mut mesh = chart.configure_mesh();
+    if !x_grid {
+        mesh.disable_x_mesh();
+    }
+    mesh.bold_line_style(RGBColor(228, 228, 228))
+        .light_line_style(TRANSPARENT)
+        .axis_style(RGBColor(120, 120, 120))
+        .label_style((FONT_FAMILY, 13))
+        .axis_desc_style((FONT_FAMILY, 14))
+        .x_desc(x_desc)
+        .draw()
+        .map_err(draw_error)
+}
+
 /// Maps a plotters drawing error into [`ChartError::Draw`].
 pub(crate) fn draw_error<E: std::error::Error + Send + Sync>(
     error: DrawingAreaErrorKind<E>,
