@@ -22,6 +22,7 @@ use super::{
 };
 use crate::experiment::Report;
 use crate::report::seconds;
+use crate::time::SimDuration;
 
 /// How the count axes of the panels relate.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -202,7 +203,7 @@ impl HistogramChart {
                 ),
                 format!(
                     "retries per {} window · multiplier {} · server {} · count axis {}",
-                    seconds(r.bin_s),
+                    SimDuration::from_nanos((r.bin_s * 1e9).round() as u64),
                     r.multiplier,
                     r.server,
                     scale.name()
