@@ -7,6 +7,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+use herd_sim::chart::{ChartSize, CountScale, PlotSpec};
 use herd_sim::config::{ScenarioFile, ServerFile, StrategyList};
 use herd_sim::engine::Path;
 use herd_sim::policy::Strategy;
@@ -42,6 +43,11 @@ pub enum Command {
     ///
     /// Example: herd-sim fixture configs/scenarios.json --check
     Fixture(FixtureArgs),
+
+    /// Line chart of a CSV (a sweep's): one line per --by value, mean over seeds with a min-max band.
+    ///
+    /// Example: herd-sim plot output/sweep.csv --x clients --y peak --by strategy --out output/peak.png
+    Plot(PlotArgs),
 }
 
 /// Flags of `herd-sim fixture`.
@@ -67,6 +73,67 @@ pub enum FixtureFormat {
     Table,
     /// JSON object with a `scenarios` array.
     Json,
+}
+
+/// Flags of `herd-sim plot`.
+#[derive(Debug, Args)]
+pub struct PlotArgs {
+    /// The CSV file; its first line names the columns.
+    #[arg(value_name = "CSV")]
+    pub csv: PathBuf,
+
+    /// Column for the horizontal axis (numeric).
+    #[arg(long, value_name = "COLUMN")]
+    pub x: String,
+
+    /// Column for the vertical axis (numeric).
+    #[arg(long, value_name = "COLUMN")]
+    pub y: String,
+
+    /// Column whose values each get a line [default: one line].
+    #[arg(long, value_name = "COLUMN")]
+    pub by: Option<String>,
+
+    /// Keep only rows where COLUMN equals VALUE (numbers compare as numbers); repeatable.
+    #[arg(long = "where", value_name = "COLUMN=VALUE", value_parser = parse_filter)]
+    pub filters: Vec<(String, String)>,
+
+    /// Logarithmic horizontal axis (every x must be above 0).
+    #[arg(long)]
+    pub log_x: bool,
+
+    /// Logarithmic vertical axis (every y must be above 0).
+    #[arg(long)]
+    pub log_y: bool,
+
+    /// Output picture; `.svg` writes SVG, anything else PNG [default: output/<Y>.png].
+    #[arg(long, value_name = "PATH")]
+    pub out: Option<PathBuf>,
+
+    /// Picture size in pixels, WIDTHxHEIGHT [default: 1000x620].
+    #[arg(long, value_name = "WxH", value_parser = parse_chart_size)]
+    pub chart_size: Option<ChartSize>,
+}
+
+impl PlotArgs {
+    /// The library's description of the plot.
+    pub fn spec(&self) -> PlotSpec {
+        PlotSpec {
+            x: self.x.clone(),
+            y: self.y.clone(),
+            by: self.by.clone(),
+            filters: self.filters.clone(),
+            log_x: self.log_x,
+            log_y: self.log_y,
+        }
+    }
+
+    /// Where the picture goes.
+    pub fn out_path(&self) -> PathBuf {
+        self.out
+            .clone()
+            .unwrap_or_else(|| PathBuf::from("output").join(format!("{}.png", self.y)))
+    }
 }
 
 /// Flags of a plain run. Every scenario flag overrides the same key of `--config`.
@@ -125,6 +192,22 @@ pub struct RunArgs {
     #[arg(long, value_name = "PATH")]
     pub out: Option<PathBuf>,
 
+    /// Also draw the per-window histograms, one panel per strategy, as a PNG file.
+    #[arg(long, value_name = "PATH")]
+    pub png: Option<PathBuf>,
+
+    /// Also draw the same chart as an SVG file.
+    #[arg(long, value_name = "PATH")]
+    pub svg: Option<PathBuf>,
+
+    /// Count axis of --png/--svg: one linear axis for all panels, one log axis, or one per panel.
+    #[arg(long, value_enum, default_value_t = ChartScaleArg::Shared)]
+    pub chart_scale: ChartScaleArg,
+
+    /// Picture size of --png/--svg, WIDTHxHEIGHT in pixels [default: 1200 wide, 152 per panel].
+    #[arg(long, value_name = "WxH", value_parser = parse_chart_size)]
+    pub chart_size: Option<ChartSize>,
+
     /// Simulation path: `auto` takes the fast independent-client path when the server allows.
     #[arg(long, value_enum, default_value_t = EngineArg::Auto)]
     pub engine: EngineArg,
@@ -155,6 +238,27 @@ impl From<FormatArg> for Format {
             FormatArg::Table => Format::Table,
             FormatArg::Json => Format::Json,
             FormatArg::Csv => Format::Csv,
+        }
+    }
+}
+
+/// `--chart-scale` values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ChartScaleArg {
+    /// One linear count axis shared by every panel (walls and drizzle compare directly).
+    Shared,
+    /// One logarithmic count axis shared by every panel (small counts stay readable).
+    Log,
+    /// Each panel's linear axis fitted to its own peak.
+    PerPanel,
+}
+
+impl From<ChartScaleArg> for CountScale {
+    fn from(value: ChartScaleArg) -> CountScale {
+        match value {
+            ChartScaleArg::Shared => CountScale::Shared,
+            ChartScaleArg::Log => CountScale::Log,
+            ChartScaleArg::PerPanel => CountScale::PerPanel,
         }
     }
 }
@@ -216,6 +320,22 @@ fn strategy_help() -> String {
 fn parse_strategies(text: &str) -> Result<StrategyList, String> {
     text.parse()
         .map_err(|e: herd_sim::policy::UnknownStrategy| e.to_string())
+}
+
+fn parse_chart_size(text: &str) -> Result<ChartSize, String> {
+    text.parse().map_err(|e| match e {
+        herd_sim::chart::ChartError::Invalid { accepted, .. } => accepted,
+        other => other.to_string(),
+    })
+}
+
+fn parse_filter(text: &str) -> Result<(String, String), String> {
+    match text.split_once('=') {
+        Some((column, value)) if !column.trim().is_empty() => {
+            Ok((column.trim().to_string(), value.trim().to_string()))
+        }
+        _ => Err(format!("`{text}` is not COLUMN=VALUE, e.g. base=1")),
+    }
 }
 
 fn parse_duration_arg(text: &str) -> Result<SimDuration, String> {

@@ -11,26 +11,32 @@ use std::process::ExitCode;
 use anyhow::Context;
 use clap::Parser;
 
+use herd_sim::chart::{ChartError, DataTable, HistogramChart, ImageFormat, LineChart};
 use herd_sim::config::{ConfigError, ScenarioFile};
 use herd_sim::experiment;
 use herd_sim::fixture::{Fixture, FixtureError};
 use herd_sim::output::OutputFile;
 use herd_sim::report::Format;
 
-use cli::{Cli, Command, FixtureArgs, FixtureFormat, RunArgs};
+use cli::{Cli, Command, FixtureArgs, FixtureFormat, PlotArgs, RunArgs};
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let outcome = match cli.command {
         None => run(cli.run),
         Some(Command::Fixture(args)) => fixture(args),
+        Some(Command::Plot(args)) => plot(args),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
             eprintln!("error: {error:#}");
+            let bad_chart_input = error
+                .downcast_ref::<ChartError>()
+                .is_some_and(ChartError::is_bad_input);
             if error.downcast_ref::<ConfigError>().is_some()
                 || error.downcast_ref::<FixtureError>().is_some()
+                || bad_chart_input
             {
                 ExitCode::from(2)
             } else {
@@ -64,21 +70,27 @@ fn run(args: RunArgs) -> anyhow::Result<()> {
         .into());
     }
     // Fail on an unwritable path before simulating anything.
-    let out = match &args.out {
-        Some(path) => Some(
-            OutputFile::create(path).with_context(|| format!("cannot write {}", path.display()))?,
-        ),
-        None => None,
-    };
+    let out = args.out.as_deref().map(create_output).transpose()?;
+    let mut charts = Vec::new();
+    for (path, format) in [(&args.png, ImageFormat::Png), (&args.svg, ImageFormat::Svg)] {
+        if let Some(path) = path {
+            if let Some(size) = args.chart_size {
+                HistogramChart::check_size(scenario.strategies.len(), size)?;
+            }
+            charts.push((create_output(path)?, format));
+        }
+    }
     let report = experiment::run(&scenario);
     let bytes = Format::from(args.format).exporter().serialize(&report)?;
     match out {
-        Some(file) => {
-            let shown = file.path().display().to_string();
-            file.commit(&bytes)
-                .with_context(|| format!("cannot write {shown}"))?;
-        }
+        Some(file) => commit(file, &bytes)?,
         None => write_stdout(&bytes)?,
+    }
+    if !charts.is_empty() {
+        let chart = HistogramChart::from_report(&report, args.chart_scale.into());
+        for (file, format) in charts {
+            commit(file, &chart.render(format, args.chart_size)?)?;
+        }
     }
     Ok(())
 }
@@ -103,6 +115,33 @@ fn fixture(args: FixtureArgs) -> anyhow::Result<()> {
             report.scenarios.len()
         ),
     }
+}
+
+fn plot(args: PlotArgs) -> anyhow::Result<()> {
+    let shown = args.csv.display().to_string();
+    let bytes = std::fs::read(&args.csv).map_err(|e| ChartError::Csv {
+        source_name: shown.clone(),
+        message: format!("cannot read: {e}"),
+    })?;
+    let table = DataTable::parse(&bytes, &shown)?;
+    let chart = LineChart::from_table(&table, &args.spec())?;
+    let path = args.out_path();
+    let file = create_output(&path)?;
+    commit(
+        file,
+        &chart.render(ImageFormat::from_path(&path), args.chart_size)?,
+    )
+}
+
+/// Prepares an output file, so a path that cannot be written fails before any work.
+fn create_output(path: &std::path::Path) -> anyhow::Result<OutputFile> {
+    OutputFile::create(path).with_context(|| format!("cannot write {}", path.display()))
+}
+
+fn commit(file: OutputFile, bytes: &[u8]) -> anyhow::Result<()> {
+    let shown = file.path().display().to_string();
+    file.commit(bytes)
+        .with_context(|| format!("cannot write {shown}"))
 }
 
 /// Writes to stdout; a closed pipe (`| head`) is not an error.

@@ -1,1 +1,324 @@
-//! Integration tests of the charts capability.
+//! Integration tests of the charts capability: `--png`/`--svg` on a plain run and the `plot`
+//! subcommand, driven through the real binary. Pictures are decoded and measured: the size
+//! asked for, bars in proportion to the counts the JSON output reports for the same run,
+//! panels in the table's order, and text drawn in the title band.
+
+use std::path::Path;
+
+use assert_cmd::Command;
+use herd_sim::chart::Tone;
+use predicates::prelude::*;
+
+fn herd() -> Command {
+    Command::cargo_bin("herd-sim").unwrap()
+}
+
+/// A decoded RGB picture.
+struct Picture {
+    width: usize,
+    height: usize,
+    rgb: Vec<u8>,
+}
+
+impl Picture {
+    fn read(path: &Path) -> Picture {
+        let decoder =
+            png::Decoder::new(std::io::BufReader::new(std::fs::File::open(path).unwrap()));
+        let mut reader = decoder.read_info().unwrap();
+        let mut rgb = vec![0; reader.output_buffer_size().unwrap()];
+        let info = reader.next_frame(&mut rgb).unwrap();
+        assert_eq!(info.color_type, png::ColorType::Rgb);
+        rgb.truncate(info.buffer_size());
+        Picture {
+            width: info.width as usize,
+            height: info.height as usize,
+            rgb,
+        }
+    }
+
+    fn at(&self, x: usize, y: usize) -> (u8, u8, u8) {
+        let i = (y * self.width + x) * 3;
+        (self.rgb[i], self.rgb[i + 1], self.rgb[i + 2])
+    }
+
+    /// Rows holding at least one pixel of `color`, grouped into runs of consecutive rows.
+    fn row_bands(&self, color: (u8, u8, u8)) -> Vec<(usize, usize)> {
+        let mut bands: Vec<(usize, usize)> = Vec::new();
+        for y in 0..self.height {
+            if (0..self.width).any(|x| self.at(x, y) == color) {
+                match bands.last_mut() {
+                    Some(band) if band.1 + 1 == y => band.1 = y,
+                    _ => bands.push((y, y)),
+                }
+            }
+        }
+        bands
+    }
+
+    /// Pixels of `color` in column `x` between rows `top..=bottom`.
+    fn height_in(&self, x: usize, (top, bottom): (usize, usize), color: (u8, u8, u8)) -> usize {
+        (top..=bottom).filter(|&y| self.at(x, y) == color).count()
+    }
+
+    /// Leftmost and rightmost columns holding `color` in rows `top..=bottom`.
+    fn extent(&self, (top, bottom): (usize, usize), color: (u8, u8, u8)) -> (usize, usize) {
+        let columns: Vec<usize> = (0..self.width)
+            .filter(|&x| (top..=bottom).any(|y| self.at(x, y) == color))
+            .collect();
+        (columns[0], *columns.last().unwrap())
+    }
+}
+
+fn histograms(json: &Path) -> Vec<(String, Vec<u64>)> {
+    let value: serde_json::Value = serde_json::from_slice(&std::fs::read(json).unwrap()).unwrap();
+    value["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            let counts = r["histogram"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|c| c.as_u64().unwrap())
+                .collect();
+            (r["strategy"].as_str().unwrap().to_string(), counts)
+        })
+        .collect()
+}
+
+#[test]
+fn png_has_the_size_asked_for_bars_in_proportion_and_panels_in_table_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let (json, png) = (dir.path().join("run.json"), dir.path().join("deep/run.png"));
+    // 1 s windows, 2 retries: fixed lands 40 in windows 1 and 2; full jitter spreads over
+    // windows 0..=2. Wide windows make each window a few hundred pixel columns.
+    herd()
+        .args([
+            "--clients",
+            "40",
+            "--retries",
+            "2",
+            "--bin",
+            "1s",
+            "--seed",
+            "7",
+        ])
+        .args(["--strategy", "fixed,full-jitter", "--format", "json"])
+        .arg("--out")
+        .arg(&json)
+        .arg("--png")
+        .arg(&png)
+        .args(["--chart-size", "900x520"])
+        .assert()
+        .success();
+    let runs = histograms(&json);
+    assert_eq!(runs[0].0, "fixed");
+    assert_eq!(
+        runs[0].1,
+        [0, 40, 40],
+        "worked out by hand: retries at 1 s and 2 s"
+    );
+    let jitter = &runs[1].1;
+    assert_eq!(jitter.len(), 3);
+    assert_eq!(jitter.iter().sum::<u64>(), 80);
+    assert!(
+        jitter.iter().all(|&c| c > 0),
+        "seed 7 fills every window: {jitter:?}"
+    );
+
+    let picture = Picture::read(&png);
+    assert_eq!((picture.width, picture.height), (900, 520));
+
+    let blue = Tone::Retries.rgb();
+    let bands = picture.row_bands(blue);
+    assert_eq!(bands.len(), 2, "one band of bars per panel: {bands:?}");
+    // Full jitter fills all three windows, so its bars span the whole time axis.
+    let (left, right) = picture.extent(bands[1], blue);
+    let window_px = (right + 1 - left) as f64 / 3.0;
+    let centre = |w: usize| left + ((w as f64 + 0.5) * window_px) as usize;
+    // Pixels per retry, from fixed's 40-retry bar; every other bar must follow it.
+    let px_per_retry = picture.height_in(centre(1), bands[0], blue) as f64 / 40.0;
+    assert!(px_per_retry > 2.0, "{px_per_retry} px per retry");
+    // Panels in table order: the top band is fixed's (empty window 0), then full jitter's.
+    for (band, (name, counts)) in bands.iter().zip(&runs) {
+        for (w, &count) in counts.iter().enumerate() {
+            let px = picture.height_in(centre(w), *band, blue) as f64;
+            let expected = count as f64 * px_per_retry;
+            assert!(
+                (px - expected).abs() <= 2.0,
+                "{name} window {w}: {count} retries drawn {px} px tall, expected {expected:.1}"
+            );
+        }
+    }
+
+    // Text exists in the title band: dark pixels left of centre, in the top 40 rows.
+    let dark = (0..40)
+        .flat_map(|y| (60..450).map(move |x| (x, y)))
+        .filter(|&(x, y)| {
+            let (r, g, b) = picture.at(x, y);
+            u32::from(r) + u32::from(g) + u32::from(b) < 200
+        })
+        .count();
+    assert!(dark > 200, "only {dark} dark pixels where the title is");
+}
+
+#[test]
+fn svg_is_the_same_chart_with_the_scenario_in_the_title() {
+    let dir = tempfile::tempdir().unwrap();
+    let svg = dir.path().join("herd.svg");
+    herd()
+        .args([
+            "--clients",
+            "30",
+            "--strategy",
+            "all",
+            "--seed",
+            "5",
+            "--svg",
+        ])
+        .arg(&svg)
+        .assert()
+        .success();
+    let text = std::fs::read_to_string(&svg).unwrap();
+    assert!(text.starts_with("<svg"), "{}", &text[..40]);
+    assert!(text.contains("30 clients, 4 retries, base 1s, cap 30s, seed 5"));
+    let order: Vec<usize> = [
+        "naive",
+        "fixed",
+        "exponential",
+        "full-jitter",
+        "equal-jitter",
+    ]
+    .iter()
+    .map(|name| text.find(&format!(">\n{name}\n</text>")).unwrap())
+    .collect();
+    assert!(
+        order.windows(2).all(|w| w[0] < w[1]),
+        "panels out of table order: {order:?}"
+    );
+}
+
+#[test]
+fn bad_chart_arguments_fail_before_simulating_and_leave_no_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let png = dir.path().join("x.png");
+    herd()
+        .args(["--strategy", "all", "--chart-size", "800x300", "--png"])
+        .arg(&png)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--chart-size").and(predicate::str::contains("6 panels")));
+    herd()
+        .args(["--chart-size", "800", "--png"])
+        .arg(&png)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("WIDTHxHEIGHT"));
+    herd().arg("--png").arg(dir.path()).assert().code(1).stderr(
+        predicate::str::starts_with("error: cannot write").and(predicate::str::contains("folder")),
+    );
+    assert!(!png.exists());
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+}
+
+/// A sweep-shaped CSV: parameter columns, `seed`, metric columns; peak grows with clients,
+/// more for `fixed` than for `full-jitter`, and varies with the seed.
+fn sweep_csv() -> String {
+    let mut text = String::from("clients,strategy,base,retries,seed,peak,windows\n");
+    for clients in [10, 100, 1000] {
+        for strategy in ["fixed", "full-jitter"] {
+            for seed in 1..=3u64 {
+                let peak = if strategy == "fixed" {
+                    clients
+                } else {
+                    clients / 8 + seed * clients / 100
+                };
+                text.push_str(&format!(
+                    "{clients},{strategy},1,4,{seed},{peak},{}\n",
+                    4 + seed
+                ));
+            }
+        }
+    }
+    text
+}
+
+#[test]
+fn plot_draws_one_line_per_by_value_at_the_size_asked_for() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("sweep.csv");
+    std::fs::write(&csv, sweep_csv()).unwrap();
+    herd()
+        .current_dir(dir.path())
+        .arg("plot")
+        .arg(&csv)
+        .args([
+            "--x", "clients", "--y", "peak", "--by", "strategy", "--log-x", "--log-y",
+        ])
+        .args(["--chart-size", "800x500"])
+        .assert()
+        .success();
+    // Default output: output/<y>.png under the working folder, parents created.
+    let picture = Picture::read(&dir.path().join("output/peak.png"));
+    assert_eq!((picture.width, picture.height), (800, 500));
+    let has = |color: (u8, u8, u8)| {
+        (0..picture.height).any(|y| (0..picture.width).any(|x| picture.at(x, y) == color))
+    };
+    // The first two palette colours: one line each for fixed and full-jitter.
+    assert!(has((31, 119, 180)) && has((255, 127, 14)));
+    assert!(!has((44, 160, 44)), "a third line appeared");
+
+    let svg = dir.path().join("windows.svg");
+    herd()
+        .arg("plot")
+        .arg(&csv)
+        .args([
+            "--x", "clients", "--y", "windows", "--by", "strategy", "--out",
+        ])
+        .arg(&svg)
+        .assert()
+        .success();
+    let text = std::fs::read_to_string(&svg).unwrap();
+    assert!(text.contains("windows against clients, one line per strategy"));
+    assert!(text.contains("mean over 3 seeds per point, band = min to max"));
+}
+
+#[test]
+fn plot_refuses_unknown_columns_with_the_list_and_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("sweep.csv");
+    std::fs::write(&csv, sweep_csv()).unwrap();
+    let out = dir.path().join("p.png");
+    herd()
+        .arg("plot")
+        .arg(&csv)
+        .args(["--x", "client", "--y", "peak", "--out"])
+        .arg(&out)
+        .assert()
+        .code(2)
+        .stderr(
+            predicate::str::contains("invalid --x: no column `client` in").and(
+                predicate::str::contains(
+                    "columns: clients, strategy, base, retries, seed, peak, windows",
+                ),
+            ),
+        );
+    herd()
+        .arg("plot")
+        .arg(&csv)
+        .args(["--x", "clients", "--y", "strategy", "--out"])
+        .arg(&out)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("must be numeric"));
+    herd()
+        .arg("plot")
+        .arg(dir.path().join("missing.csv"))
+        .args(["--x", "clients", "--y", "peak", "--out"])
+        .arg(&out)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("cannot read"));
+    assert!(!out.exists());
+}

@@ -1,0 +1,624 @@
+//! The per-window histogram chart: one panel per run (in the report's order, which is the
+//! table's), stacked under one title, sharing the time axis, with each panel's peak marked
+//! with its value. A panel holds one or more stacked [`Layer`]s (retries; or served and
+//! refused against a rate limit) and optional vertical markers (a limiter's window
+//! boundaries), so a server model with more to say needs no new chart.
+//!
+//! Count axis: [`CountScale::Shared`] (the default) gives every panel the same linear axis, so
+//! walls and drizzle compare at a glance; [`CountScale::Log`] shares a log axis, so a drizzle
+//! beside a 4000-retry wall stays readable; [`CountScale::PerPanel`] fits each panel to its own
+//! peak. A non-empty window is always at least one pixel tall, whatever the scale.
+//!
+//! When there are more windows than pixel columns, each column shows the tallest window it
+//! covers (an envelope): the peak is never averaged away. Pure: no I/O.
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+
+use super::axis::{number, Axis, Ticked};
+use super::{
+    draw_error, draw_mesh, render, ChartError, ChartSize, Drawable, ImageFormat, FONT_FAMILY,
+};
+use crate::experiment::Report;
+use crate::report::seconds;
+use crate::time::SimDuration;
+
+/// How the count axes of the panels relate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum CountScale {
+    /// One linear axis for all panels, from 0 to the largest peak.
+    #[default]
+    Shared,
+    /// One base-10 log axis for all panels.
+    Log,
+    /// Each panel's linear axis fitted to its own peak.
+    PerPanel,
+}
+
+impl CountScale {
+    /// The names `--chart-scale` accepts.
+    pub const NAMES: [&'static str; 3] = ["shared", "log", "per-panel"];
+
+    /// The name of this scale.
+    pub fn name(self) -> &'static str {
+        match self {
+            CountScale::Shared => "shared",
+            CountScale::Log => "log",
+            CountScale::PerPanel => "per-panel",
+        }
+    }
+}
+
+/// The colour role of a layer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tone {
+    /// Retries (blue).
+    Retries,
+    /// Requests the server served (green).
+    Served,
+    /// Requests the server refused (red).
+    Refused,
+}
+
+impl Tone {
+    /// The fill colour, as RGB bytes (public so tests can find the bars in a picture).
+    pub const fn rgb(self) -> (u8, u8, u8) {
+        match self {
+            Tone::Retries => (31, 119, 180),
+            Tone::Served => (44, 160, 44),
+            Tone::Refused => (214, 39, 40),
+        }
+    }
+
+    fn color(self) -> RGBColor {
+        let (r, g, b) = self.rgb();
+        RGBColor(r, g, b)
+    }
+}
+
+/// One stacked series of a panel: a count per window, window 0 first.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Layer {
+    /// Legend name (`retries`, `served`, `refused`).
+    pub name: String,
+    /// Counts per window.
+    pub counts: Vec<u64>,
+    /// Colour role.
+    pub tone: Tone,
+}
+
+/// One panel: a caption, layers stacked bottom to top in order, and vertical markers.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Panel {
+    /// Caption start, e.g. the strategy name.
+    pub label: String,
+    /// Rest of the caption, in grey (peak, windows, span).
+    pub note: String,
+    /// Stacked layers, bottom first.
+    pub layers: Vec<Layer>,
+    /// Times (seconds) to mark with a vertical line, e.g. a limiter's window boundaries.
+    pub markers_s: Vec<f64>,
+}
+
+impl Panel {
+    /// Windows this panel spans (the longest layer).
+    pub fn window_count(&self) -> usize {
+        self.layers
+            .iter()
+            .map(|l| l.counts.len())
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// The stacked total of window `w`.
+    pub fn total_at(&self, w: usize) -> u64 {
+        self.layers
+            .iter()
+            .map(|l| l.counts.get(w).copied().unwrap_or(0))
+            .sum()
+    }
+
+    /// The largest stacked total and the first window holding it; `(0, 0)` when empty.
+    pub fn peak(&self) -> (u64, usize) {
+        let mut best = (0, 0);
+        for w in 0..self.window_count() {
+            let total = self.total_at(w);
+            if total > best.0 {
+                best = (total, w);
+            }
+        }
+        best
+    }
+}
+
+/// A stack of histogram panels sharing a time axis. See the module documentation.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HistogramChart {
+    /// First line of the title: the scenario.
+    pub title: String,
+    /// Second line: what is counted, the server, the scale.
+    pub subtitle: String,
+    /// Name of the time axis.
+    pub time_label: String,
+    /// Window width in seconds.
+    pub bin_s: f64,
+    /// The panels, top to bottom.
+    pub panels: Vec<Panel>,
+    /// How the count axes relate.
+    pub scale: CountScale,
+}
+
+/// Pixel layout constants: the title band, each panel's caption band, the bottom axis band,
+/// the left label band, and the smallest plot height that still reads.
+const TITLE_H: u32 = 62;
+const CAPTION_H: u32 = 22;
+const X_AXIS_H: u32 = 48;
+const Y_LABELS_W: u32 = 64;
+const RIGHT_MARGIN: u32 = 28;
+const MIN_PLOT_H: u32 = 40;
+/// Default plot height per panel, and default width.
+const PANEL_PLOT_H: u32 = 130;
+const DEFAULT_WIDTH: u32 = 1200;
+/// Room above the tallest bar for its peak label, in pixels.
+const PEAK_LABEL_H: f64 = 20.0;
+
+impl HistogramChart {
+    /// The retry histograms of `report`, one panel per run in report order.
+    pub fn from_report(report: &Report, scale: CountScale) -> HistogramChart {
+        let panels = report
+            .results
+            .iter()
+            .map(|r| {
+                let s = &r.summary;
+                Panel {
+                    label: r.strategy.name().to_string(),
+                    note: format!(
+                        "peak {} at {} · {} window{} · span {} · {} retries",
+                        s.peak,
+                        seconds(s.peak_window_s),
+                        s.windows,
+                        if s.windows == 1 { "" } else { "s" },
+                        seconds(s.span_s),
+                        s.total
+                    ),
+                    layers: vec![Layer {
+                        name: "retries".into(),
+                        counts: r.histogram.clone(),
+                        tone: Tone::Retries,
+                    }],
+                    markers_s: Vec::new(),
+                }
+            })
+            .collect();
+        let (title, subtitle, bin_s) = match report.results.first() {
+            Some(r) => (
+                format!(
+                    "{} clients, {} retries, base {}, cap {}, seed {}",
+                    r.clients,
+                    r.retries,
+                    seconds(r.base_s),
+                    seconds(r.cap_s),
+                    r.seed
+                ),
+                format!(
+                    "retries per {} window · multiplier {} · server {} · count axis {}",
+                    SimDuration::from_nanos((r.bin_s * 1e9).round() as u64),
+                    r.multiplier,
+                    r.server,
+                    scale.name()
+                ),
+                r.bin_s,
+            ),
+            None => ("no results".into(), String::new(), 0.1),
+        };
+        HistogramChart {
+            title,
+            subtitle,
+            time_label: "time since the herd failed (s)".into(),
+            bin_s,
+            panels,
+            scale,
+        }
+    }
+
+    /// The default picture size: 1200 pixels wide, 130 pixels of plot per panel.
+    pub fn default_size(&self) -> ChartSize {
+        let n = self.panels.len().max(1) as u32;
+        ChartSize {
+            width: DEFAULT_WIDTH,
+            height: TITLE_H + X_AXIS_H + n * (CAPTION_H + PANEL_PLOT_H),
+        }
+    }
+
+    /// Refuses a size too short to give each of `panels` panels a readable plot; callers
+    /// check before simulating so a bad size fails at once.
+    pub fn check_size(panels: usize, size: ChartSize) -> Result<(), ChartError> {
+        let n = panels.max(1) as u32;
+        let min_height = TITLE_H + X_AXIS_H + n * (CAPTION_H + MIN_PLOT_H);
+        if size.height < min_height {
+            return Err(ChartError::Invalid {
+                field: "--chart-size",
+                value: size.to_string(),
+                accepted: format!("{n} panels need a height of at least {min_height} pixels"),
+            });
+        }
+        Ok(())
+    }
+
+    /// The chart as PNG or SVG bytes, at `size` (or [`Self::default_size`]).
+    pub fn render(
+        &self,
+        format: ImageFormat,
+        size: Option<ChartSize>,
+    ) -> Result<Vec<u8>, ChartError> {
+        let size = size.unwrap_or_else(|| self.default_size());
+        Self::check_size(self.panels.len(), size)?;
+        render(self, format, size)
+    }
+
+    /// Plot height of each panel at picture height `height`, and the pixels left over
+    /// (given to the title band so every panel's plot is exactly the same height).
+    fn plot_height(&self, height: u32) -> (u32, u32) {
+        let n = self.panels.len().max(1) as u32;
+        let free = height - TITLE_H - X_AXIS_H;
+        let per_panel = free / n;
+        (per_panel - CAPTION_H, free - per_panel * n)
+    }
+
+    /// The count axis of panel `index` given each panel's plot height.
+    fn count_axis(&self, index: usize, plot_h: u32) -> Axis {
+        let peak = match self.scale {
+            CountScale::PerPanel => self.panels[index].peak().0,
+            CountScale::Shared | CountScale::Log => {
+                self.panels.iter().map(|p| p.peak().0).max().unwrap_or(0)
+            }
+        }
+        .max(1) as f64;
+        let room = PEAK_LABEL_H / (f64::from(plot_h) - PEAK_LABEL_H).max(1.0);
+        if self.scale == CountScale::Log {
+            let lo = 0.5f64;
+            let decades = peak.log10() - lo.log10();
+            Axis {
+                lo,
+                hi: 10f64.powf(peak.log10() + decades * room),
+                log: true,
+            }
+        } else {
+            Axis {
+                lo: 0.0,
+                hi: peak * (1.0 + room),
+                log: false,
+            }
+        }
+    }
+
+    fn time_axis(&self) -> Axis {
+        let windows = self
+            .panels
+            .iter()
+            .map(Panel::window_count)
+            .max()
+            .unwrap_or(0);
+        let markers = self
+            .panels
+            .iter()
+            .flat_map(|p| p.markers_s.iter().copied())
+            .fold(0.0, f64::max);
+        Axis {
+            lo: 0.0,
+            hi: (windows.max(1) as f64 * self.bin_s).max(markers),
+            log: false,
+        }
+    }
+
+    fn draw_title<DB: DrawingBackend>(
+        &self,
+        band: &DrawingArea<DB, Shift>,
+    ) -> Result<(), ChartError>
+    where
+        DB::ErrorType: 'static,
+    {
+        let x = Y_LABELS_W as i32;
+        band.draw_text(
+            &self.title,
+            &(FONT_FAMILY, 22).into_font().color(&BLACK),
+            (x, 10),
+        )
+        .map_err(draw_error)?;
+        let grey = RGBColor(90, 90, 90);
+        band.draw_text(
+            &self.subtitle,
+            &(FONT_FAMILY, 14).into_font().color(&grey),
+            (x, 38),
+        )
+        .map_err(draw_error)?;
+        // A legend only when a panel stacks more than one layer.
+        let mut legend: Vec<(&str, Tone)> = Vec::new();
+        for layer in self.panels.iter().flat_map(|p| &p.layers) {
+            if !legend.iter().any(|(n, _)| *n == layer.name) {
+                legend.push((&layer.name, layer.tone));
+            }
+        }
+        if legend.len() > 1 {
+            let style = (FONT_FAMILY, 14).into_font().color(&BLACK);
+            let mut right = band.dim_in_pixel().0 as i32 - RIGHT_MARGIN as i32;
+            for (name, tone) in legend.iter().rev() {
+                let (w, _) = band.estimate_text_size(name, &style).map_err(draw_error)?;
+                right -= w as i32;
+                band.draw_text(name, &style, (right, 38))
+                    .map_err(draw_error)?;
+                band.draw(&Rectangle::new(
+                    [(right - 18, 40), (right - 6, 52)],
+                    tone.color().filled(),
+                ))
+                .map_err(draw_error)?;
+                right -= 32;
+            }
+        }
+        Ok(())
+    }
+
+    fn draw_panel<DB: DrawingBackend>(
+        &self,
+        index: usize,
+        area: &DrawingArea<DB, Shift>,
+        plot_h: u32,
+        last: bool,
+    ) -> Result<(), ChartError>
+    where
+        DB::ErrorType: 'static,
+    {
+        let panel = &self.panels[index];
+        let (caption, body) = area.split_vertically(CAPTION_H);
+        let label_style = (FONT_FAMILY, 15).into_font().color(&BLACK);
+        caption
+            .draw_text(&panel.label, &label_style, (Y_LABELS_W as i32, 4))
+            .map_err(draw_error)?;
+        let (label_w, _) = caption
+            .estimate_text_size(&panel.label, &label_style)
+            .map_err(draw_error)?;
+        caption
+            .draw_text(
+                &panel.note,
+                &(FONT_FAMILY, 13)
+                    .into_font()
+                    .color(&RGBColor(100, 100, 100)),
+                (Y_LABELS_W as i32 + label_w as i32 + 12, 6),
+            )
+            .map_err(draw_error)?;
+
+        let time = self.time_axis();
+        let count = self.count_axis(index, plot_h);
+        let width = area.dim_in_pixel().0;
+        let mut chart = ChartBuilder::on(&body)
+            .margin_right(RIGHT_MARGIN)
+            .y_label_area_size(Y_LABELS_W)
+            .x_label_area_size(if last { X_AXIS_H } else { 0 })
+            .build_cartesian_2d(
+                Ticked::new(time, ((width / 110).max(2)) as usize),
+                Ticked::new(count, ((plot_h / 32).max(2)) as usize),
+            )
+            .map_err(draw_error)?;
+        draw_mesh(&mut chart, &self.time_label, false)?;
+
+        let base = count.range().start;
+        let x_min = time.range().start;
+        let plotting = chart.plotting_area();
+        plotting
+            .draw(&PathElement::new(
+                [(x_min, base), (time.range().end, base)],
+                RGBColor(120, 120, 120),
+            ))
+            .map_err(draw_error)?;
+        for &at in &panel.markers_s {
+            plotting
+                .draw(&PathElement::new(
+                    [(at, base), (at, count.range().end)],
+                    RGBColor(150, 150, 150).stroke_width(1),
+                ))
+                .map_err(draw_error)?;
+        }
+
+        // One pixel of axis space, to keep every non-empty window visible.
+        let one_pixel = (count.range().end - base) / f64::from(plot_h.max(1));
+        let plot_w = plotting.dim_in_pixel().0.max(1) as usize;
+        let windows = panel.window_count();
+        let group = windows.div_ceil(plot_w).max(1);
+        // Bars narrower than two pixels would round to one or two pixels at random, making
+        // equal walls look unequal; each bar is widened to two (its right neighbour, drawn
+        // next, covers the overlap).
+        let min_width = 2.0 * (time.range().end - x_min) / plot_w as f64;
+        let mut w = 0;
+        while w < windows {
+            // The tallest window of the group stands for the group.
+            let shown = (w..(w + group).min(windows))
+                .max_by_key(|&i| (panel.total_at(i), std::cmp::Reverse(i)))
+                .unwrap_or(w);
+            let x0 = w as f64 * self.bin_s;
+            let x1 = ((w + group).min(windows) as f64 * self.bin_s).max(x0 + min_width);
+            let mut below = 0u64;
+            let mut y_below = base;
+            for layer in &panel.layers {
+                let c = layer.counts.get(shown).copied().unwrap_or(0);
+                if c == 0 {
+                    continue;
+                }
+                below += c;
+                let y_top = count.place(below as f64).max(y_below + one_pixel);
+                plotting
+                    .draw(&Rectangle::new(
+                        [(x0, y_below), (x1, y_top)],
+                        layer.tone.color().filled(),
+                    ))
+                    .map_err(draw_error)?;
+                y_below = y_top;
+            }
+            w += group;
+        }
+
+        let (peak, peak_window) = panel.peak();
+        if peak > 0 {
+            let x = (peak_window as f64 + 0.5) * self.bin_s;
+            let fraction = (x - x_min) / (time.range().end - x_min);
+            let h = if fraction < 0.08 {
+                HPos::Left
+            } else if fraction > 0.92 {
+                HPos::Right
+            } else {
+                HPos::Center
+            };
+            let style = (FONT_FAMILY, 13)
+                .into_font()
+                .color(&BLACK)
+                .pos(Pos::new(h, VPos::Bottom));
+            let y = count.place(peak as f64).max(base + one_pixel) + 2.0 * one_pixel;
+            plotting
+                .draw(&Text::new(
+                    format!("peak {}", number(peak as f64)),
+                    (x, y),
+                    style,
+                ))
+                .map_err(draw_error)?;
+        }
+        Ok(())
+    }
+}
+
+impl Drawable for HistogramChart {
+    fn draw_on<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), ChartError>
+    where
+        DB::ErrorType: 'static,
+    {
+        let (_, height) = root.dim_in_pixel();
+        let (plot_h, spare) = self.plot_height(height);
+        let (title, mut rest) = root.split_vertically(TITLE_H + spare);
+        self.draw_title(&title)?;
+        let n = self.panels.len();
+        for index in 0..n {
+            let last = index + 1 == n;
+            let (area, below) = if last {
+                let whole = rest.clone();
+                (whole, rest)
+            } else {
+                rest.split_vertically(CAPTION_H + plot_h)
+            };
+            self.draw_panel(index, &area, plot_h, last)?;
+            rest = below;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn panel(label: &str, counts: &[u64]) -> Panel {
+        Panel {
+            label: label.into(),
+            note: String::new(),
+            layers: vec![Layer {
+                name: "retries".into(),
+                counts: counts.to_vec(),
+                tone: Tone::Retries,
+            }],
+            markers_s: vec![],
+        }
+    }
+
+    #[test]
+    fn stacked_peak_is_the_largest_total() {
+        let mut p = panel("a", &[1, 5, 2]);
+        p.layers.push(Layer {
+            name: "refused".into(),
+            counts: vec![0, 0, 7, 1],
+            tone: Tone::Refused,
+        });
+        assert_eq!(p.window_count(), 4);
+        assert_eq!(p.peak(), (9, 2));
+    }
+
+    /// Colours found, top to bottom, in pixel column `x` of a PNG.
+    fn column_colors(png_bytes: &[u8], x: usize) -> Vec<(u8, u8, u8)> {
+        let mut reader = png::Decoder::new(std::io::Cursor::new(png_bytes))
+            .read_info()
+            .unwrap();
+        let mut rgb = vec![0; reader.output_buffer_size().unwrap()];
+        let info = reader.next_frame(&mut rgb).unwrap();
+        let width = info.width as usize;
+        let mut colors: Vec<(u8, u8, u8)> = Vec::new();
+        for y in 0..info.height as usize {
+            let i = (y * width + x) * 3;
+            let c = (rgb[i], rgb[i + 1], rgb[i + 2]);
+            if colors.last() != Some(&c) {
+                colors.push(c);
+            }
+        }
+        colors
+    }
+
+    #[test]
+    fn stacked_layers_sit_bottom_first_and_markers_are_drawn() {
+        let mut p = panel("limited", &[10, 0]);
+        p.layers[0].tone = Tone::Served;
+        p.layers[0].name = "served".into();
+        p.layers.push(Layer {
+            name: "refused".into(),
+            counts: vec![30, 0],
+            tone: Tone::Refused,
+        });
+        p.markers_s = vec![1.5];
+        let chart = HistogramChart {
+            title: "t".into(),
+            subtitle: String::new(),
+            time_label: "time (s)".into(),
+            bin_s: 1.0,
+            panels: vec![p],
+            scale: CountScale::Shared,
+        };
+        let size = ChartSize {
+            width: 600,
+            height: 300,
+        };
+        let bytes = chart.render(ImageFormat::Png, Some(size)).unwrap();
+        // Window 0 spans the left half of the plot; its column reads refused over served.
+        let (red, green) = (Tone::Refused.rgb(), Tone::Served.rgb());
+        let bar = column_colors(&bytes, Y_LABELS_W as usize + 100);
+        let order: Vec<_> = bar.iter().filter(|c| **c == red || **c == green).collect();
+        assert_eq!(order, [&red, &green]);
+        // The marker at 1.5 s (three quarters across) is a grey vertical line in an empty window.
+        let plot_w = (600 - Y_LABELS_W - RIGHT_MARGIN) as usize;
+        let marker_x = Y_LABELS_W as usize + plot_w * 3 / 4;
+        let near: Vec<_> = (marker_x - 1..=marker_x + 1)
+            .flat_map(|x| column_colors(&bytes, x))
+            .collect();
+        assert!(near.contains(&(150, 150, 150)), "{near:?}");
+        // And the legend names both layers: the SVG carries the text.
+        let svg = String::from_utf8(chart.render(ImageFormat::Svg, Some(size)).unwrap()).unwrap();
+        assert!(svg.contains("\nserved\n") && svg.contains("\nrefused\n"));
+    }
+
+    #[test]
+    fn every_panel_gets_the_same_plot_height() {
+        let chart = HistogramChart {
+            title: "t".into(),
+            subtitle: String::new(),
+            time_label: "time (s)".into(),
+            bin_s: 0.1,
+            panels: vec![panel("a", &[1]), panel("b", &[2]), panel("c", &[3])],
+            scale: CountScale::Shared,
+        };
+        let (plot_h, spare) = chart.plot_height(700);
+        assert_eq!(TITLE_H + spare + X_AXIS_H + 3 * (CAPTION_H + plot_h), 700);
+        assert!(chart
+            .render(
+                ImageFormat::Png,
+                Some(ChartSize {
+                    width: 400,
+                    height: 250
+                })
+            )
+            .is_err());
+    }
+}

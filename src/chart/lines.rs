@@ -1,0 +1,492 @@
+//! Line charts of a table (a sweep CSV): one line per value of a `--by` column, x and y from
+//! two numeric columns. Rows sharing an x and a by-value (the seeds of one sweep cell) become
+//! one point: the line goes through their mean and a shaded band spans their minimum to their
+//! maximum, so the spread over seeds is visible. Either axis can be base-10 logarithmic.
+//!
+//! A point must not silently mix different cells: when the table has a `seed` column, the
+//! columns before it are taken as the sweep's parameters, and a parameter (other than x, by
+//! and `--where` columns) that takes more than one value within a point is refused with the
+//! values and a `--where` to pick one. Pure: no I/O.
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+
+use super::axis::{Axis, Ticked};
+use super::table::DataTable;
+use super::{
+    draw_error, draw_mesh, render, ChartError, ChartSize, Drawable, ImageFormat, FONT_FAMILY,
+};
+
+/// What to plot from a table.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PlotSpec {
+    /// Column for the horizontal axis (numeric).
+    pub x: String,
+    /// Column for the vertical axis (numeric).
+    pub y: String,
+    /// Column whose values each get a line; one line when absent.
+    pub by: Option<String>,
+    /// Keep only rows whose column (first) equals the value (second).
+    pub filters: Vec<(String, String)>,
+    /// Logarithmic horizontal axis.
+    pub log_x: bool,
+    /// Logarithmic vertical axis.
+    pub log_y: bool,
+}
+
+/// One point of a line: the mean of the rows at this x, and their range.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LinePoint {
+    /// The x value.
+    pub x: f64,
+    /// Mean of y over the rows.
+    pub mean: f64,
+    /// Smallest y.
+    pub min: f64,
+    /// Largest y.
+    pub max: f64,
+    /// Number of rows (seeds).
+    pub n: usize,
+}
+
+/// One line: a by-value and its points in increasing x.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Line {
+    /// The by-value (legend name).
+    pub name: String,
+    /// Points, sorted by x.
+    pub points: Vec<LinePoint>,
+}
+
+/// A line chart ready to draw. Build it with [`LineChart::from_table`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct LineChart {
+    /// Title line.
+    pub title: String,
+    /// Second line: source, what the line and band are.
+    pub subtitle: String,
+    /// Horizontal axis name.
+    pub x_label: String,
+    /// Vertical axis name.
+    pub y_label: String,
+    /// Lines in the order their by-value first appears in the table.
+    pub lines: Vec<Line>,
+    /// Logarithmic horizontal axis.
+    pub log_x: bool,
+    /// Logarithmic vertical axis.
+    pub log_y: bool,
+}
+
+/// Default picture size of a line chart.
+pub const DEFAULT_SIZE: ChartSize = ChartSize {
+    width: 1000,
+    height: 620,
+};
+
+const PALETTE: [(u8, u8, u8); 10] = [
+    (31, 119, 180),
+    (255, 127, 14),
+    (44, 160, 44),
+    (214, 39, 40),
+    (148, 103, 189),
+    (140, 86, 75),
+    (227, 119, 194),
+    (127, 127, 127),
+    (188, 189, 34),
+    (23, 190, 207),
+];
+
+/// The table rows (indices) that share one x value of one line.
+type RowsAtX = (f64, Vec<usize>);
+
+fn same_value(a: &str, b: &str) -> bool {
+    a == b || matches!((a.parse::<f64>(), b.parse::<f64>()), (Ok(x), Ok(y)) if x == y)
+}
+
+impl LineChart {
+    /// Groups the rows of `table` as `spec` says. See the module documentation.
+    pub fn from_table(table: &DataTable, spec: &PlotSpec) -> Result<LineChart, ChartError> {
+        let ix = table.column("--x", &spec.x)?;
+        let iy = table.column("--y", &spec.y)?;
+        let iby = match &spec.by {
+            Some(name) => Some(table.column("--by", name)?),
+            None => None,
+        };
+        let mut filters = Vec::new();
+        for (name, value) in &spec.filters {
+            filters.push((table.column("--where", name)?, value.as_str()));
+        }
+        let selected: Vec<usize> = (0..table.rows.len())
+            .filter(|&r| {
+                filters
+                    .iter()
+                    .all(|&(c, v)| same_value(&table.rows[r][c], v))
+            })
+            .collect();
+        if selected.is_empty() {
+            let shown: Vec<String> = spec
+                .filters
+                .iter()
+                .map(|(k, v)| format!("{k}={v}"))
+                .collect();
+            return Err(ChartError::Invalid {
+                field: "--where",
+                value: shown.join(" "),
+                accepted: format!("no row of {} matches; check the values", table.source_name),
+            });
+        }
+        let parameters: Vec<usize> = match table.columns.iter().position(|c| c == "seed") {
+            Some(seed) => (0..seed)
+                .filter(|&c| c != ix && c != iy && Some(c) != iby)
+                .filter(|&c| !filters.iter().any(|&(f, _)| f == c))
+                .collect(),
+            None => Vec::new(),
+        };
+
+        // Line name → (x → row indices), lines in first-appearance order.
+        let mut lines: Vec<(String, Vec<RowsAtX>)> = Vec::new();
+        for &r in &selected {
+            let name = iby.map_or_else(|| spec.y.clone(), |c| table.rows[r][c].clone());
+            let x = table.number("--x", r, ix)?;
+            if spec.log_x && x <= 0.0 {
+                return Err(not_positive("--log-x", &spec.x, r, x));
+            }
+            let line = match lines.iter().position(|(n, _)| *n == name) {
+                Some(i) => &mut lines[i].1,
+                None => {
+                    lines.push((name, Vec::new()));
+                    &mut lines.last_mut().expect("just pushed").1
+                }
+            };
+            match line.iter_mut().find(|(px, _)| *px == x) {
+                Some((_, rows)) => rows.push(r),
+                None => line.push((x, vec![r])),
+            }
+        }
+
+        let mut out = Vec::new();
+        let mut counts = Vec::new();
+        for (name, mut groups) in lines {
+            groups.sort_by(|a, b| a.0.total_cmp(&b.0));
+            let mut points = Vec::new();
+            for (x, rows) in groups {
+                for &c in &parameters {
+                    let mut values: Vec<&str> = Vec::new();
+                    for &r in &rows {
+                        let v = table.rows[r][c].as_str();
+                        if !values.iter().any(|seen| same_value(seen, v)) {
+                            values.push(v);
+                        }
+                    }
+                    if values.len() > 1 {
+                        let column = &table.columns[c];
+                        return Err(ChartError::Invalid {
+                            field: "--where",
+                            value: format!("missing for column `{column}`"),
+                            accepted: format!(
+                                "`{column}` takes {} values ({}) within one point ({name} at {} = {x}); pick one with --where {column}=VALUE",
+                                values.len(),
+                                values.join(", "),
+                                spec.x
+                            ),
+                        });
+                    }
+                }
+                let mut ys = Vec::with_capacity(rows.len());
+                for &r in &rows {
+                    let y = table.number("--y", r, iy)?;
+                    if spec.log_y && y <= 0.0 {
+                        return Err(not_positive("--log-y", &spec.y, r, y));
+                    }
+                    ys.push(y);
+                }
+                let n = ys.len();
+                counts.push(n);
+                points.push(LinePoint {
+                    x,
+                    mean: ys.iter().sum::<f64>() / n as f64,
+                    min: ys.iter().copied().fold(f64::INFINITY, f64::min),
+                    max: ys.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+                    n,
+                });
+            }
+            out.push(Line { name, points });
+        }
+
+        let (fewest, most) = (
+            counts.iter().copied().min().unwrap_or(0),
+            counts.iter().copied().max().unwrap_or(0),
+        );
+        let per_point = if fewest == most {
+            format!("{most}")
+        } else {
+            format!("{fewest} to {most}")
+        };
+        let rows_are = if table.columns.iter().any(|c| c == "seed") {
+            "seeds"
+        } else {
+            "rows"
+        };
+        let mut title = format!("{} against {}", spec.y, spec.x);
+        if let Some(by) = &spec.by {
+            title.push_str(&format!(", one line per {by}"));
+        }
+        let mut subtitle = format!(
+            "{}: line = mean over {per_point} {rows_are} per point, band = min to max",
+            table.source_name
+        );
+        for (k, v) in &spec.filters {
+            subtitle.push_str(&format!(" · {k} = {v}"));
+        }
+        Ok(LineChart {
+            title,
+            subtitle,
+            x_label: axis_name(&spec.x, spec.log_x),
+            y_label: axis_name(&spec.y, spec.log_y),
+            lines: out,
+            log_x: spec.log_x,
+            log_y: spec.log_y,
+        })
+    }
+
+    /// The chart as PNG or SVG bytes, at `size` (or [`DEFAULT_SIZE`]).
+    pub fn render(
+        &self,
+        format: ImageFormat,
+        size: Option<ChartSize>,
+    ) -> Result<Vec<u8>, ChartError> {
+        render(self, format, size.unwrap_or(DEFAULT_SIZE))
+    }
+
+    fn axes(&self) -> (Axis, Axis) {
+        let points = || self.lines.iter().flat_map(|l| &l.points);
+        let x_lo = points().map(|p| p.x).fold(f64::INFINITY, f64::min);
+        let x_hi = points().map(|p| p.x).fold(f64::NEG_INFINITY, f64::max);
+        let y_lo = points().map(|p| p.min).fold(f64::INFINITY, f64::min);
+        let y_hi = points().map(|p| p.max).fold(f64::NEG_INFINITY, f64::max);
+        let x = if self.log_x {
+            Axis {
+                lo: x_lo / 1.1,
+                hi: x_hi * 1.1,
+                log: true,
+            }
+        } else {
+            let pad = (x_hi - x_lo).abs().max(x_hi.abs() * 0.1).max(1e-9) * 0.03;
+            Axis {
+                lo: x_lo - pad,
+                hi: x_hi + pad,
+                log: false,
+            }
+        };
+        let y = if self.log_y {
+            Axis {
+                lo: y_lo / 1.3,
+                hi: y_hi * 1.3,
+                log: true,
+            }
+        } else {
+            let lo = y_lo.min(0.0);
+            let hi = if y_hi > lo {
+                y_hi + (y_hi - lo) * 0.08
+            } else {
+                lo + 1.0
+            };
+            Axis { lo, hi, log: false }
+        };
+        (x, y)
+    }
+}
+
+fn axis_name(column: &str, log: bool) -> String {
+    if log {
+        format!("{column} (log scale)")
+    } else {
+        column.to_string()
+    }
+}
+
+fn not_positive(field: &'static str, column: &str, row: usize, value: f64) -> ChartError {
+    ChartError::Invalid {
+        field,
+        value: format!("column `{column}` holds {value} in row {}", row + 1),
+        accepted: "a log axis needs values above 0; drop the flag or filter the rows with --where"
+            .into(),
+    }
+}
+
+const TITLE_H: u32 = 62;
+const LEGEND_W: u32 = 230;
+
+impl Drawable for LineChart {
+    fn draw_on<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), ChartError>
+    where
+        DB::ErrorType: 'static,
+    {
+        let (title, body) = root.split_vertically(TITLE_H);
+        title
+            .draw_text(
+                &self.title,
+                &(FONT_FAMILY, 22).into_font().color(&BLACK),
+                (70, 10),
+            )
+            .map_err(draw_error)?;
+        title
+            .draw_text(
+                &self.subtitle,
+                &(FONT_FAMILY, 14).into_font().color(&RGBColor(90, 90, 90)),
+                (70, 38),
+            )
+            .map_err(draw_error)?;
+        let (width, _) = body.dim_in_pixel();
+        let (plot, legend) = body.split_horizontally(width.saturating_sub(LEGEND_W));
+        let (x, y) = self.axes();
+        let mut chart = ChartBuilder::on(&plot)
+            .margin_top(22)
+            .margin_right(16)
+            .y_label_area_size(70)
+            .x_label_area_size(50)
+            .build_cartesian_2d(
+                Ticked::new(x, ((width - LEGEND_W) / 110).max(2) as usize),
+                Ticked::new(y, 6),
+            )
+            .map_err(draw_error)?;
+        draw_mesh(&mut chart, &self.x_label, true)?;
+        // The y axis name sits above the axis, horizontal, where it never collides with ticks.
+        plot.draw_text(
+            &self.y_label,
+            &(FONT_FAMILY, 14).into_font().color(&BLACK),
+            (8, 2),
+        )
+        .map_err(draw_error)?;
+
+        for (i, line) in self.lines.iter().enumerate() {
+            let (r, g, b) = PALETTE[i % PALETTE.len()];
+            let color = RGBColor(r, g, b);
+            let at = |px: f64, py: f64| (x.place(px), y.place(py));
+            if line.points.iter().any(|p| p.max > p.min) {
+                let mut band: Vec<(f64, f64)> =
+                    line.points.iter().map(|p| at(p.x, p.max)).collect();
+                band.extend(line.points.iter().rev().map(|p| at(p.x, p.min)));
+                chart
+                    .draw_series(std::iter::once(Polygon::new(
+                        band,
+                        color.mix(0.18).filled(),
+                    )))
+                    .map_err(draw_error)?;
+            }
+            chart
+                .draw_series(std::iter::once(PathElement::new(
+                    line.points
+                        .iter()
+                        .map(|p| at(p.x, p.mean))
+                        .collect::<Vec<_>>(),
+                    color.stroke_width(2),
+                )))
+                .map_err(draw_error)?;
+            chart
+                .draw_series(
+                    line.points
+                        .iter()
+                        .map(|p| Circle::new(at(p.x, p.mean), 3, color.filled())),
+                )
+                .map_err(draw_error)?;
+            let row = 24 + 22 * i as i32;
+            legend
+                .draw(&Rectangle::new(
+                    [(4, row + 2), (22, row + 14)],
+                    color.filled(),
+                ))
+                .map_err(draw_error)?;
+            // A line drawn exactly under a later one would vanish; the legend says where it is.
+            let name = match self.lines[i + 1..].iter().find(|l| l.points == line.points) {
+                Some(cover) => format!("{} = {}", line.name, cover.name),
+                None => line.name.clone(),
+            };
+            legend
+                .draw_text(
+                    &name,
+                    &(FONT_FAMILY, 14).into_font().color(&BLACK),
+                    (30, row),
+                )
+                .map_err(draw_error)?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn table(text: &str) -> DataTable {
+        DataTable::parse(text.as_bytes(), "sweep.csv").unwrap()
+    }
+
+    fn spec(x: &str, y: &str, by: Option<&str>) -> PlotSpec {
+        PlotSpec {
+            x: x.into(),
+            y: y.into(),
+            by: by.map(str::to_string),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn rows_group_by_x_and_by_value_into_mean_and_range() {
+        let t = table(
+            "clients,strategy,seed,peak\n\
+             10,a,1,4\n10,a,2,8\n20,a,1,9\n10,b,1,1\n20,b,1,2\n20,b,2,6\n20,a,2,12\n",
+        );
+        let chart = LineChart::from_table(&t, &spec("clients", "peak", Some("strategy"))).unwrap();
+        let names: Vec<&str> = chart.lines.iter().map(|l| l.name.as_str()).collect();
+        assert_eq!(names, ["a", "b"]);
+        let a = &chart.lines[0].points;
+        assert_eq!(
+            (a[0].x, a[0].mean, a[0].min, a[0].max, a[0].n),
+            (10.0, 6.0, 4.0, 8.0, 2)
+        );
+        assert_eq!(
+            (a[1].x, a[1].mean, a[1].min, a[1].max),
+            (20.0, 10.5, 9.0, 12.0)
+        );
+        let b = &chart.lines[1].points;
+        assert_eq!((b[1].mean, b[1].min, b[1].max, b[1].n), (4.0, 2.0, 6.0, 2));
+        assert!(
+            chart.subtitle.contains("1 to 2 seeds"),
+            "{}",
+            chart.subtitle
+        );
+    }
+
+    #[test]
+    fn a_point_mixing_parameter_values_is_refused_and_where_resolves_it() {
+        let t = table("clients,base,strategy,seed,peak\n10,1,a,1,4\n10,2,a,1,8\n");
+        let e = LineChart::from_table(&t, &spec("clients", "peak", Some("strategy")))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("`base` takes 2 values (1, 2)") && e.contains("--where base="),
+            "{e}"
+        );
+        let mut s = spec("clients", "peak", Some("strategy"));
+        s.filters.push(("base".into(), "2.0".into()));
+        let chart = LineChart::from_table(&t, &s).unwrap();
+        assert_eq!(chart.lines[0].points[0].mean, 8.0);
+    }
+
+    #[test]
+    fn bad_columns_and_log_of_zero_are_refused() {
+        let t = table("clients,strategy,peak\n0,a,4\n");
+        let e = LineChart::from_table(&t, &spec("client", "peak", None)).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "invalid --x: no column `client` in sweep.csv; columns: clients, strategy, peak"
+        );
+        let e = LineChart::from_table(&t, &spec("strategy", "peak", None)).unwrap_err();
+        assert!(matches!(e, ChartError::NotNumeric { .. }), "{e}");
+        let mut s = spec("clients", "peak", None);
+        s.log_x = true;
+        let e = LineChart::from_table(&t, &s).unwrap_err().to_string();
+        assert!(e.contains("--log-x") && e.contains("above 0"), "{e}");
+    }
+}
