@@ -40,7 +40,7 @@ use crate::time::SimTime;
 const LEVELS: usize = 8;
 const DIGITS: usize = 256;
 /// Buckets this small are sorted straight into the run instead of being re-filed.
-pub const SMALL: usize = 32;
+pub const SMALL: usize = 128;
 
 /// One pending event: a time and what happens then. The engine's item is the whole state of
 /// the client whose attempt it is, so processing an event never reads a per-client table (at a
