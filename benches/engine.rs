@@ -90,9 +90,9 @@ fn queue(c: &mut Criterion) {
 }
 
 fn full_jitter_spec(clients: u32) -> RunSpec {
-    RunSpec {
+    RunSpec::new(
         clients,
-        policy: Policy {
+        Policy {
             strategy: Strategy::FullJitter,
             backoff: Backoff {
                 base: SimDuration::from_secs(1),
@@ -101,10 +101,10 @@ fn full_jitter_spec(clients: u32) -> RunSpec {
             },
             max_retries: 4,
         },
-        server: Server::Down(Down::default()),
-        bin: SimDuration::from_millis(100),
-        seed: 2015,
-    }
+        Server::Down(Down::default()),
+        SimDuration::from_millis(100),
+        2015,
+    )
 }
 
 fn run(c: &mut Criterion) {

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use herd_sim::chart::{ChartSize, CountScale, PlotSpec};
-use herd_sim::config::{ScenarioFile, ServerFile, StrategyList};
+use herd_sim::config::{LatencyText, ScenarioFile, ServerFile, StrategyList};
 use herd_sim::engine::Path;
 use herd_sim::policy::Strategy;
 use herd_sim::report::Format;
@@ -160,8 +160,8 @@ pub struct RunArgs {
     #[arg(long, value_name = "DURATION", value_parser = parse_duration_arg, allow_hyphen_values = true)]
     pub base: Option<SimDuration>,
 
-    /// Largest backoff delay [default: 30s].
-    #[arg(long, value_name = "DURATION", value_parser = parse_duration_arg, allow_hyphen_values = true)]
+    /// Largest delay of any strategy, header-reading ones included [default: 30s].
+    #[arg(long, visible_alias = "max-delay", value_name = "DURATION", value_parser = parse_duration_arg, allow_hyphen_values = true)]
     pub cap: Option<SimDuration>,
 
     /// Growth of the backoff per retry, at least 1 [default: 2].
@@ -177,12 +177,33 @@ pub struct RunArgs {
     pub seed: Option<u64>,
 
     /// Server model [default: down].
-    #[arg(long, value_name = "MODEL", value_parser = ["down"])]
+    #[arg(long, value_name = "MODEL",
+          value_parser = ["down", "fixed-window", "sliding-window", "token-bucket"])]
     pub server: Option<String>,
 
     /// For `--server down`: the server serves from this time on.
     #[arg(long, value_name = "DURATION", value_parser = parse_duration_arg, allow_hyphen_values = true)]
     pub recover_at: Option<SimDuration>,
+
+    #[command(flatten)]
+    pub limiter: LimiterArgs,
+
+    /// Items each client fetches, one after another [default: 1].
+    #[arg(long, value_name = "K", value_parser = parse_whole_u32)]
+    pub items: Option<u32>,
+
+    /// Items shared by all clients instead of --items (at least one per client).
+    #[arg(long, value_name = "P", value_parser = parse_whole)]
+    pub pool: Option<u64>,
+
+    /// Round-trip latency of every request: a duration (110ms) or uniform:LOW..HIGH [default: 0s].
+    #[arg(long, value_name = "LATENCY", value_parser = parse_latency, allow_hyphen_values = true)]
+    pub latency: Option<LatencyText>,
+
+    /// Runs per strategy, spreading the epoch phase over the second and deriving seeds;
+    /// figures are then reported as mean and range [default: 1].
+    #[arg(long, value_name = "N", value_parser = parse_whole_u32)]
+    pub replicates: Option<u32>,
 
     /// Output format on stdout (or in --out).
     #[arg(long, value_enum, default_value_t = FormatArg::Table)]
@@ -219,6 +240,77 @@ pub struct RunArgs {
     /// Refuse runs estimated to need more memory than this, e.g. 512MiB, 16GiB [default: 16GiB].
     #[arg(long, value_name = "SIZE", value_parser = parse_size)]
     pub memory_limit: Option<u64>,
+}
+
+/// Flags of the rate-limited servers (`--server fixed-window | sliding-window | token-bucket`).
+#[derive(Debug, Args)]
+#[command(next_help_heading = "Rate limiters")]
+pub struct LimiterArgs {
+    /// Windows: requests admitted per window [default: 30].
+    #[arg(long, value_name = "N", value_parser = parse_whole_u32)]
+    pub limit: Option<u32>,
+
+    /// Windows: the window length [default: 60s].
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration_arg, allow_hyphen_values = true)]
+    pub window: Option<SimDuration>,
+
+    /// Fixed window: where a window starts [default: first-hit].
+    #[arg(long, value_name = "START", value_parser = ["first-hit", "aligned"])]
+    pub window_start: Option<String>,
+
+    /// Fixed window: when the cache store drops an expired key [default: whole-second].
+    #[arg(long, value_name = "STORE", value_parser = ["whole-second", "precise", "at-stamp"])]
+    pub store: Option<String>,
+
+    /// Token bucket: tokens it holds [default: 30].
+    #[arg(long, value_name = "N", value_parser = parse_whole_u32)]
+    pub capacity: Option<u32>,
+
+    /// Token bucket: tokens returned per --refill-interval [default: 1].
+    #[arg(long, value_name = "N", value_parser = parse_whole_u32)]
+    pub refill: Option<u32>,
+
+    /// Token bucket: the refill interval [default: 2s].
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration_arg, allow_hyphen_values = true)]
+    pub refill_interval: Option<SimDuration>,
+
+    /// Token bucket: continuously (GCRA) or in ticks (Envoy) [default: continuous].
+    #[arg(long, value_name = "MODE", value_parser = ["continuous", "ticks"])]
+    pub refill_mode: Option<String>,
+
+    /// How Retry-After and X-RateLimit-Reset are written [default: whole-seconds].
+    #[arg(long, value_name = "STYLE", value_parser = ["whole-seconds", "exact", "round-up"])]
+    pub headers: Option<String>,
+
+    /// Whether clients can read the headers (false: a cross-origin response that does not
+    /// expose them) [default: true].
+    #[arg(long, value_name = "BOOL", value_parser = clap::value_parser!(bool))]
+    pub headers_visible: Option<bool>,
+
+    /// Clients behind one address; the limiter keys on the address [default: 1].
+    #[arg(long, value_name = "N", value_parser = parse_whole_u32)]
+    pub clients_per_address: Option<u32>,
+
+    /// Where in its second the run starts on the wall clock, below 1s [default: 0s].
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration_arg, allow_hyphen_values = true)]
+    pub epoch_phase: Option<SimDuration>,
+}
+
+impl LimiterArgs {
+    fn any(&self) -> bool {
+        self.limit.is_some()
+            || self.window.is_some()
+            || self.window_start.is_some()
+            || self.store.is_some()
+            || self.capacity.is_some()
+            || self.refill.is_some()
+            || self.refill_interval.is_some()
+            || self.refill_mode.is_some()
+            || self.headers.is_some()
+            || self.headers_visible.is_some()
+            || self.clients_per_address.is_some()
+            || self.epoch_phase.is_some()
+    }
 }
 
 /// `--format` values.
@@ -287,10 +379,23 @@ impl From<EngineArg> for Path {
 impl RunArgs {
     /// The scenario keys these flags set, to lay over a config file.
     pub fn scenario_overrides(&self) -> ScenarioFile {
-        let server = if self.server.is_some() || self.recover_at.is_some() {
+        let l = &self.limiter;
+        let server = if self.server.is_some() || self.recover_at.is_some() || l.any() {
             Some(ServerFile {
                 model: self.server.clone(),
                 recover_at: self.recover_at,
+                limit: l.limit,
+                window: l.window,
+                window_start: l.window_start.clone(),
+                store: l.store.clone(),
+                capacity: l.capacity,
+                refill: l.refill,
+                refill_interval: l.refill_interval,
+                refill_mode: l.refill_mode.clone(),
+                headers: l.headers.clone(),
+                headers_visible: l.headers_visible,
+                clients_per_address: l.clients_per_address,
+                epoch_phase: l.epoch_phase,
             })
         } else {
             None
@@ -306,6 +411,11 @@ impl RunArgs {
             seed: self.seed,
             memory_limit: self.memory_limit,
             server,
+            items: self.items,
+            pool: self.pool,
+            latency: self.latency,
+            replicates: self.replicates,
+            published: None,
         }
     }
 }
@@ -340,6 +450,10 @@ fn parse_filter(text: &str) -> Result<(String, String), String> {
 
 fn parse_duration_arg(text: &str) -> Result<SimDuration, String> {
     parse_duration(text).map_err(|e| e.to_string())
+}
+
+fn parse_latency(text: &str) -> Result<LatencyText, String> {
+    text.parse()
 }
 
 fn parse_whole(text: &str) -> Result<u64, String> {

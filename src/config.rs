@@ -8,17 +8,27 @@
 //!
 //! Defaults (Experiment 1 of the spec): 1000 clients, strategy `full-jitter`, 4 retries, base
 //! 1 s, cap 30 s, multiplier 2, 100 ms windows, seed 2015, a server that stays down, a memory
-//! budget of 16 GiB.
+//! budget of 16 GiB; one item per client, zero latency, one replicate.
+//!
+//! Rate-limited servers (`[server] model = "fixed-window" | "sliding-window" | "token-bucket"`)
+//! default to Laravel's throttle: first-hit windows, the whole-second store, whole-second
+//! headers that clients can read, one key per client, epoch phase 0.
 
 use std::fmt;
 use std::path::Path as FsPath;
 
 use serde::{Deserialize, Deserializer, Serialize};
 
-use crate::engine::{Path, RunSpec};
+use std::collections::BTreeMap;
+
+use crate::engine::{Latency, Path, RunSpec, Work};
 use crate::policy::{Backoff, Policy, Strategy};
-use crate::server::{Down, Server};
-use crate::time::{SimDuration, SimTime};
+use crate::server::{
+    Down, FixedWindow, FixedWindowRule, HeaderStyle, Headers, Keying, Limited, Limiter, Refill,
+    Server, SlidingWindow, SlidingWindowRule, Store, TokenBucket, TokenBucketRule, WallClock,
+    WindowStart,
+};
+use crate::time::{parse_duration, SimDuration, SimTime, NANOS_PER_SEC};
 
 /// Default number of clients.
 pub const DEFAULT_CLIENTS: u64 = 1000;
@@ -113,10 +123,34 @@ impl<'de> Deserialize<'de> for StrategyList {
 #[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct ServerFile {
-    /// `down` (the only model so far).
+    /// `down`, `fixed-window`, `sliding-window` or `token-bucket`.
     pub model: Option<String>,
     /// For `down`: from this time on the server serves.
     pub recover_at: Option<SimDuration>,
+    /// Windows: requests admitted per window (`--limit`).
+    pub limit: Option<u32>,
+    /// Windows: the window length (`--window`).
+    pub window: Option<SimDuration>,
+    /// Fixed window: `first-hit` or `aligned` (`--window-start`).
+    pub window_start: Option<String>,
+    /// Fixed window: `whole-second`, `precise` or `at-stamp` (`--store`).
+    pub store: Option<String>,
+    /// Token bucket: tokens held (`--capacity`).
+    pub capacity: Option<u32>,
+    /// Token bucket: tokens returned per interval (`--refill`).
+    pub refill: Option<u32>,
+    /// Token bucket: the refill interval (`--refill-interval`).
+    pub refill_interval: Option<SimDuration>,
+    /// Token bucket: `continuous` or `ticks` (`--refill-mode`).
+    pub refill_mode: Option<String>,
+    /// Limiters: `whole-seconds`, `exact` or `round-up` (`--headers`).
+    pub headers: Option<String>,
+    /// Limiters: whether clients can read the headers (`--headers-visible`).
+    pub headers_visible: Option<bool>,
+    /// Limiters: clients sharing one address and so one key (`--clients-per-address`).
+    pub clients_per_address: Option<u32>,
+    /// Limiters: where in its second the run starts on the wall clock (`--epoch-phase`).
+    pub epoch_phase: Option<SimDuration>,
 }
 
 impl ServerFile {
@@ -124,8 +158,248 @@ impl ServerFile {
         ServerFile {
             model: over.model.or(self.model),
             recover_at: over.recover_at.or(self.recover_at),
+            limit: over.limit.or(self.limit),
+            window: over.window.or(self.window),
+            window_start: over.window_start.or(self.window_start),
+            store: over.store.or(self.store),
+            capacity: over.capacity.or(self.capacity),
+            refill: over.refill.or(self.refill),
+            refill_interval: over.refill_interval.or(self.refill_interval),
+            refill_mode: over.refill_mode.or(self.refill_mode),
+            headers: over.headers.or(self.headers),
+            headers_visible: over.headers_visible.or(self.headers_visible),
+            clients_per_address: over.clients_per_address.or(self.clients_per_address),
+            epoch_phase: over.epoch_phase.or(self.epoch_phase),
         }
     }
+
+    /// The validated model, given the scenario's number of clients.
+    fn validate(self, clients: u32) -> Result<ServerModel, ConfigError> {
+        let model = self.model.as_deref().unwrap_or("down");
+        self.refuse_foreign_keys(model)?;
+        let rule = match model {
+            "down" => {
+                return Ok(ServerModel::Down {
+                    recover_at: self.recover_at,
+                })
+            }
+            "fixed-window" => LimiterRule::FixedWindow(FixedWindowRule {
+                limit: positive_count("--limit", self.limit.unwrap_or(30))?,
+                window: positive_duration("--window", self.window, 60)?,
+                start: choose(
+                    "--window-start",
+                    self.window_start,
+                    &WindowStart::ALL,
+                    WindowStart::name,
+                )?,
+                store: choose("--store", self.store, &Store::ALL, Store::name)?,
+            }),
+            "sliding-window" => LimiterRule::SlidingWindow(SlidingWindowRule {
+                limit: positive_count("--limit", self.limit.unwrap_or(30))?,
+                window: positive_duration("--window", self.window, 60)?,
+            }),
+            "token-bucket" => LimiterRule::TokenBucket(TokenBucketRule {
+                capacity: positive_count("--capacity", self.capacity.unwrap_or(30))?,
+                refill: positive_count("--refill", self.refill.unwrap_or(1))?,
+                interval: positive_duration("--refill-interval", self.refill_interval, 2)?,
+                mode: choose(
+                    "--refill-mode",
+                    self.refill_mode,
+                    &Refill::ALL,
+                    Refill::name,
+                )?,
+            }),
+            other => {
+                return Err(invalid(
+                    "--server",
+                    other,
+                    "accepted: down, fixed-window, sliding-window, token-bucket",
+                ))
+            }
+        };
+        let clients_per_address = self.clients_per_address.unwrap_or(1);
+        if clients_per_address == 0 {
+            return Err(invalid(
+                "--clients-per-address",
+                0,
+                format!("accepted: a whole number from 1 to the number of clients ({clients})"),
+            ));
+        }
+        let epoch_phase = self.epoch_phase.unwrap_or(SimDuration::ZERO);
+        if epoch_phase.as_nanos() >= NANOS_PER_SEC {
+            return Err(invalid(
+                "--epoch-phase",
+                epoch_phase,
+                "accepted: a duration below one second, e.g. 0s, 250ms, 0.9s",
+            ));
+        }
+        Ok(ServerModel::Limited(LimitedModel {
+            rule,
+            clients_per_address: clients_per_address.min(clients),
+            headers: choose(
+                "--headers",
+                self.headers,
+                &HeaderStyle::ALL,
+                HeaderStyle::name,
+            )?,
+            headers_visible: self.headers_visible.unwrap_or(true),
+            epoch_phase,
+        }))
+    }
+}
+
+impl ServerFile {
+    /// A limiter key given for the `down` server is an error (most likely `--server` was
+    /// forgotten). Between limiters, keys of another algorithm are ignored, so that a config
+    /// written for one limiter can be rerun with `--server` naming another.
+    fn refuse_foreign_keys(&self, model: &str) -> Result<(), ConfigError> {
+        let window = ["--limit", "--window"];
+        let fixed = ["--window-start", "--store"];
+        let bucket = [
+            "--capacity",
+            "--refill",
+            "--refill-interval",
+            "--refill-mode",
+        ];
+        let limiter = [
+            "--headers",
+            "--headers-visible",
+            "--clients-per-address",
+            "--epoch-phase",
+        ];
+        let applies: Vec<&str> = match model {
+            "down" => vec!["--recover-at"],
+            "fixed-window" | "sliding-window" | "token-bucket" => {
+                [&window[..], &fixed, &bucket, &limiter].concat()
+            }
+            _ => return Ok(()),
+        };
+        let given = [
+            ("--recover-at", self.recover_at.is_some()),
+            ("--limit", self.limit.is_some()),
+            ("--window", self.window.is_some()),
+            ("--window-start", self.window_start.is_some()),
+            ("--store", self.store.is_some()),
+            ("--capacity", self.capacity.is_some()),
+            ("--refill", self.refill.is_some()),
+            ("--refill-interval", self.refill_interval.is_some()),
+            ("--refill-mode", self.refill_mode.is_some()),
+            ("--headers", self.headers.is_some()),
+            ("--headers-visible", self.headers_visible.is_some()),
+            ("--clients-per-address", self.clients_per_address.is_some()),
+            ("--epoch-phase", self.epoch_phase.is_some()),
+        ];
+        match given
+            .iter()
+            .find(|(field, set)| *set && !applies.contains(field))
+        {
+            Some((field, _)) => Err(invalid(
+                field,
+                format!("given for server {model}"),
+                format!(
+                    "it applies only to a server it configures; accepted for {model}: {}",
+                    applies.join(", ")
+                ),
+            )),
+            None => Ok(()),
+        }
+    }
+}
+
+fn positive_count(field: &'static str, value: u32) -> Result<u32, ConfigError> {
+    if value == 0 {
+        return Err(invalid(field, 0, "accepted: a whole number of at least 1"));
+    }
+    Ok(value)
+}
+
+fn positive_duration(
+    field: &'static str,
+    value: Option<SimDuration>,
+    default_secs: u64,
+) -> Result<SimDuration, ConfigError> {
+    let value = value.unwrap_or(SimDuration::from_secs(default_secs));
+    if value.is_zero() {
+        return Err(invalid(
+            field,
+            value,
+            "accepted: a positive duration such as 1s or 60s",
+        ));
+    }
+    Ok(value)
+}
+
+/// One of a closed set of named options; the first is the default.
+fn choose<T: Copy>(
+    field: &'static str,
+    given: Option<String>,
+    options: &[T],
+    name: fn(T) -> &'static str,
+) -> Result<T, ConfigError> {
+    let Some(text) = given else {
+        return Ok(options[0]);
+    };
+    options
+        .iter()
+        .copied()
+        .find(|&o| name(o) == text.trim())
+        .ok_or_else(|| {
+            let names: Vec<&str> = options.iter().map(|&o| name(o)).collect();
+            invalid(field, text, format!("accepted: {}", names.join(", ")))
+        })
+}
+
+/// A round-trip latency as written: `110ms` (fixed) or `uniform:100ms..120ms`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LatencyText(pub Latency);
+
+impl std::str::FromStr for LatencyText {
+    type Err = String;
+    fn from_str(text: &str) -> Result<Self, String> {
+        let t = text.trim();
+        let accepted =
+            "accepted: a duration such as 110ms, or uniform:LOW..HIGH such as uniform:100ms..120ms";
+        if let Some(range) = t.strip_prefix("uniform:") {
+            let (low, high) = range
+                .split_once("..")
+                .ok_or_else(|| format!("latency `{t}` is not a range; {accepted}"))?;
+            let low = parse_duration(low).map_err(|e| format!("latency {e}; {accepted}"))?;
+            let high = parse_duration(high).map_err(|e| format!("latency {e}; {accepted}"))?;
+            if high <= low {
+                return Err(format!("latency `{t}` has HIGH not above LOW; {accepted}"));
+            }
+            return Ok(LatencyText(Latency::Uniform { low, high }));
+        }
+        parse_duration(t)
+            .map(|d| LatencyText(Latency::Fixed(d)))
+            .map_err(|e| format!("latency {e}; {accepted}"))
+    }
+}
+
+impl<'de> Deserialize<'de> for LatencyText {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        text.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+/// One strategy's published figures (Experiment 2 of the spec), kept beside the scenario that
+/// reproduces them so a run prints ours beside theirs. Every figure is optional.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Published {
+    /// The source's name for the row, e.g. `backoff + jitter`.
+    pub label: Option<String>,
+    /// Time to finish all items, seconds.
+    pub finish_s: Option<f64>,
+    /// Requests sent.
+    pub requests: Option<f64>,
+    /// Requests refused.
+    pub refused: Option<f64>,
+    /// Refused / requests, percent.
+    pub wasted_pct: Option<f64>,
+    /// Latest minus earliest client finish, seconds.
+    pub finish_spread_s: Option<f64>,
 }
 
 /// A scenario as the user wrote it, before defaults and validation. Every key of a config
@@ -153,6 +427,16 @@ pub struct ScenarioFile {
     pub memory_limit: Option<u64>,
     /// The server.
     pub server: Option<ServerFile>,
+    /// Items each client fetches in sequence (`--items`).
+    pub items: Option<u32>,
+    /// Items shared by all clients instead (`--pool`).
+    pub pool: Option<u64>,
+    /// Round-trip latency (`--latency`).
+    pub latency: Option<LatencyText>,
+    /// Runs per strategy over spread epoch phases and derived seeds (`--replicates`).
+    pub replicates: Option<u32>,
+    /// Published figures per strategy name, printed beside ours.
+    pub published: Option<BTreeMap<String, Published>>,
 }
 
 impl ScenarioFile {
@@ -197,6 +481,11 @@ impl ScenarioFile {
             seed: over.seed.or(self.seed),
             memory_limit: over.memory_limit.or(self.memory_limit),
             server,
+            items: over.items.or(self.items),
+            pool: over.pool.or(self.pool),
+            latency: over.latency.or(self.latency),
+            replicates: over.replicates.or(self.replicates),
+            published: over.published.or(self.published),
         }
     }
 
@@ -261,18 +550,58 @@ impl ScenarioFile {
                 "accepted: a positive duration such as 100ms",
             ));
         }
-        let server_file = self.server.unwrap_or_default();
-        let model = server_file.model.as_deref().unwrap_or("down");
-        let server = match model {
-            "down" => ServerModel::Down {
-                recover_at: server_file.recover_at,
-            },
-            other => {
-                return Err(invalid("--server", other, "accepted: down"));
-            }
+        let clients = clients as u32;
+        let server = self.server.unwrap_or_default().validate(clients)?;
+        // `all` against a server that sends headers adds the header-reading strategies
+        // (against one that sends none they would only repeat exponential and full jitter).
+        let strategies = if strategies == Strategy::ALL && server.build().sends_headers() {
+            Strategy::every().collect()
+        } else {
+            strategies
         };
+        let work = match (self.items, self.pool) {
+            (Some(_), Some(_)) => {
+                return Err(invalid(
+                    "--pool",
+                    "given with --items",
+                    "accepted: either --items (per client) or --pool (shared), not both",
+                ))
+            }
+            (_, Some(pool)) if pool < u64::from(clients) => {
+                return Err(invalid(
+                    "--pool",
+                    pool,
+                    format!("accepted: at least one item per client ({clients})"),
+                ))
+            }
+            (_, Some(pool)) => Work::Pool(pool),
+            (Some(0), None) => {
+                return Err(invalid(
+                    "--items",
+                    0,
+                    "accepted: a whole number of at least 1",
+                ))
+            }
+            (items, None) => Work::Items(items.unwrap_or(1)),
+        };
+        let replicates = self.replicates.unwrap_or(1);
+        if replicates == 0 {
+            return Err(invalid(
+                "--replicates",
+                0,
+                "accepted: a whole number of at least 1",
+            ));
+        }
+        let mut published = Vec::new();
+        for (name, row) in self.published.unwrap_or_default() {
+            let strategy: Strategy =
+                name.parse().map_err(|e: crate::policy::UnknownStrategy| {
+                    invalid("published", &name, e.to_string())
+                })?;
+            published.push((strategy, row));
+        }
         let scenario = Scenario {
-            clients: clients as u32,
+            clients,
             strategies,
             retries,
             backoff: Backoff {
@@ -285,6 +614,10 @@ impl ScenarioFile {
             server,
             memory_limit: self.memory_limit.unwrap_or(DEFAULT_MEMORY_LIMIT),
             path: Path::Auto,
+            work,
+            latency: self.latency.map_or(Latency::default(), |l| l.0),
+            replicates,
+            published,
         };
         scenario.check_memory()?;
         Ok(scenario)
@@ -292,14 +625,41 @@ impl ScenarioFile {
 }
 
 /// The server model of a validated scenario.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(tag = "model", rename_all = "kebab-case")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ServerModel {
     /// Refuses everything, until `recover_at` if given.
     Down {
         /// From this time on the server serves.
         recover_at: Option<SimDuration>,
     },
+    /// Up, behind a rate limiter.
+    Limited(LimitedModel),
+}
+
+/// The algorithm of a rate-limited server.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LimiterRule {
+    /// Fixed windows.
+    FixedWindow(FixedWindowRule),
+    /// A sliding window.
+    SlidingWindow(SlidingWindowRule),
+    /// A token bucket.
+    TokenBucket(TokenBucketRule),
+}
+
+/// A validated rate-limited server.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LimitedModel {
+    /// The algorithm.
+    pub rule: LimiterRule,
+    /// Clients sharing one key.
+    pub clients_per_address: u32,
+    /// How headers are written.
+    pub headers: HeaderStyle,
+    /// Whether clients can read them.
+    pub headers_visible: bool,
+    /// Where in its second the run starts on the wall clock.
+    pub epoch_phase: SimDuration,
 }
 
 impl ServerModel {
@@ -309,7 +669,33 @@ impl ServerModel {
             ServerModel::Down { recover_at } => Server::Down(Down {
                 recover_at: recover_at.map(|d| SimTime::ZERO + d),
             }),
+            ServerModel::Limited(m) => Server::Limited(Limited {
+                limiter: match m.rule {
+                    LimiterRule::FixedWindow(r) => Limiter::FixedWindow(FixedWindow::new(r)),
+                    LimiterRule::SlidingWindow(r) => Limiter::SlidingWindow(SlidingWindow::new(r)),
+                    LimiterRule::TokenBucket(r) => Limiter::TokenBucket(TokenBucket::new(r)),
+                },
+                keying: Keying {
+                    clients_per_address: m.clients_per_address,
+                },
+                headers: Headers {
+                    clock: WallClock {
+                        phase: m.epoch_phase,
+                    },
+                    style: m.headers,
+                    visible: m.headers_visible,
+                },
+            }),
         }
+    }
+
+    /// The same model with the wall clock starting at `phase` into its second (no effect on a
+    /// server that sends no headers).
+    pub fn with_phase(mut self, phase: SimDuration) -> ServerModel {
+        if let ServerModel::Limited(m) = &mut self {
+            m.epoch_phase = phase;
+        }
+        self
     }
 
     /// A short description for titles and tables.
@@ -319,6 +705,38 @@ impl ServerModel {
             ServerModel::Down {
                 recover_at: Some(at),
             } => format!("down, recovers at {at}"),
+            ServerModel::Limited(m) => {
+                let rule = match m.rule {
+                    LimiterRule::FixedWindow(r) => format!(
+                        "fixed-window {}/{} ({}, {} store)",
+                        r.limit,
+                        r.window,
+                        r.start.name(),
+                        r.store.name()
+                    ),
+                    LimiterRule::SlidingWindow(r) => {
+                        format!("sliding-window {}/{}", r.limit, r.window)
+                    }
+                    LimiterRule::TokenBucket(r) => format!(
+                        "token-bucket {} + {}/{} ({})",
+                        r.capacity,
+                        r.refill,
+                        r.interval,
+                        r.mode.name()
+                    ),
+                };
+                let keys = if m.clients_per_address == 1 {
+                    "per client".to_string()
+                } else {
+                    format!("{} clients per address", m.clients_per_address)
+                };
+                let headers = if m.headers_visible {
+                    format!("{} headers", m.headers.name())
+                } else {
+                    "hidden headers".to_string()
+                };
+                format!("{rule}, {keys}, {headers}, phase {}", m.epoch_phase)
+            }
         }
     }
 }
@@ -344,37 +762,95 @@ pub struct Scenario {
     pub memory_limit: u64,
     /// How to simulate.
     pub path: Path,
+    /// What each client fetches.
+    pub work: Work,
+    /// Round-trip latency.
+    pub latency: Latency,
+    /// Runs per strategy: replicate `i` of `R` starts the wall clock `i/R` of a second after
+    /// the configured phase and, when `R > 1`, uses the seed `derive_seed(seed, "replicate=i")`.
+    pub replicates: u32,
+    /// Published figures to print beside ours, by strategy.
+    pub published: Vec<(Strategy, Published)>,
 }
 
 impl Scenario {
     /// The run of one strategy.
     pub fn run_spec(&self, strategy: Strategy) -> RunSpec {
         RunSpec {
-            clients: self.clients,
-            policy: Policy {
-                strategy,
-                backoff: self.backoff,
-                max_retries: self.retries,
-            },
-            server: self.server.build(),
-            bin: self.bin,
-            seed: self.seed,
+            work: self.work,
+            latency: self.latency,
+            ..RunSpec::new(
+                self.clients,
+                Policy {
+                    strategy,
+                    backoff: self.backoff,
+                    max_retries: self.retries,
+                },
+                self.server.build(),
+                self.bin,
+                self.seed,
+            )
         }
+    }
+
+    /// The run of one strategy in replicate `index` (see [`Scenario::replicates`]); replicate
+    /// 0 of a single-replicate scenario is exactly [`Scenario::run_spec`].
+    pub fn replicate_spec(&self, strategy: Strategy, index: u32) -> RunSpec {
+        let mut spec = self.run_spec(strategy);
+        if self.replicates > 1 {
+            spec.seed = crate::rng::derive_seed(self.seed, &format!("replicate={index}"));
+            let base = match self.server {
+                ServerModel::Limited(m) => m.epoch_phase.as_nanos(),
+                ServerModel::Down { .. } => 0,
+            };
+            let step = u64::from(index) * NANOS_PER_SEC / u64::from(self.replicates);
+            let phase = SimDuration((base + step) % NANOS_PER_SEC);
+            spec.server = self.server.with_phase(phase).build();
+        }
+        spec
+    }
+
+    /// The published figures of `strategy`, if the scenario has them.
+    pub fn published_for(&self, strategy: Strategy) -> Option<&Published> {
+        self.published
+            .iter()
+            .find(|(s, _)| *s == strategy)
+            .map(|(_, p)| p)
     }
 
     /// Upper bound on the bytes one run needs: per-client state on the event-queue path, and
     /// a histogram per parallel block covering the longest possible run (every retry waiting
     /// the largest delay).
     pub fn memory_estimate(&self) -> u64 {
-        let longest_wait = self.backoff.cap.max(self.backoff.base).as_nanos();
-        let horizon = u128::from(longest_wait) * u128::from(self.retries);
+        // Every request waits at most the cap plus a round trip; a client sends at most
+        // retries + 1 requests per item, and with a pool one client may fetch every item.
+        let longest_wait =
+            self.backoff.cap.max(self.backoff.base).as_nanos() + self.latency.max().as_nanos();
+        let items = match self.work {
+            Work::Items(k) => u128::from(k),
+            Work::Pool(p) => u128::from(p),
+        };
+        let horizon = u128::from(longest_wait) * (u128::from(self.retries) + 1) * items;
         let windows = horizon / u128::from(self.bin.as_nanos()) + 1;
         let threads = rayon::current_num_threads() as u128 + 1;
-        let histograms = windows * 8 * threads * self.strategies.len() as u128;
-        let independent =
-            self.path != Path::EventQueue && self.server.build().clients_independent();
-        // Event queue: 24 B of client state, 16 B per queued event, twice for re-filing slack.
-        let per_client: u128 = if independent { 0 } else { 24 + 32 };
+        // Three histograms (retries, served, refused) of 8 B a window.
+        let histograms = windows * 24 * threads * self.strategies.len() as u128;
+        let independent = self.path != Path::EventQueue
+            && self.run_spec(self.strategies[0]).clients_independent();
+        // Event queue: 40 B a queued client, twice for re-filing slack; a limiter's key table
+        // (a sliding window logs `limit` times of 8 B a key).
+        let key_bytes: u128 = match self.server {
+            ServerModel::Down { .. } => 0,
+            ServerModel::Limited(m) => {
+                let per_key = match m.rule {
+                    LimiterRule::SlidingWindow(r) => 8 * u128::from(r.limit) + 8,
+                    LimiterRule::FixedWindow(_) => 24,
+                    LimiterRule::TokenBucket(_) => 32,
+                };
+                per_key.div_ceil(u128::from(m.clients_per_address))
+            }
+        };
+        let per_client: u128 = if independent { 0 } else { 80 + key_bytes };
         let clients = u128::from(self.clients)
             * per_client
             * self.strategies.len().min(threads as usize) as u128;

@@ -1,14 +1,16 @@
 //! Runs a validated [`Scenario`]: one run per strategy, in parallel with rayon, collected in
 //! the scenario's strategy order. The result of a strategy does not depend on which other
 //! strategies run beside it, nor on the number of threads (each run is single-seeded and its
-//! parallel blocks merge by addition). No I/O.
+//! parallel blocks merge by addition). With replicates, each strategy runs once per replicate
+//! (spread epoch phases, derived seeds) and its figures are summarised as mean and range. No
+//! I/O.
 
 use rayon::prelude::*;
 use serde::Serialize;
 
-use crate::config::Scenario;
+use crate::config::{Published, Scenario};
 use crate::engine::simulate;
-use crate::metrics::Summary;
+use crate::metrics::{ReplicateSpread, Summary};
 use crate::policy::Strategy;
 
 /// One strategy's result: the scenario it ran, its summary figures and its histogram. The
@@ -38,6 +40,19 @@ pub struct RunResult {
     pub summary: Summary,
     /// Retry arrivals per window, from window 0 to the last non-empty one.
     pub histogram: Vec<u64>,
+    /// What each client fetched (`1 items each`, `pool of 40 items`).
+    pub work: String,
+    /// Round-trip latency, as the command line writes it.
+    pub latency: String,
+    /// Served requests (first attempts and retries) per window.
+    pub histogram_served: Vec<u64>,
+    /// Refused requests per window; with `histogram_served`, every request once.
+    pub histogram_refused: Vec<u64>,
+    /// The work figures over all replicates, when there is more than one (the summary and
+    /// histograms above are replicate 0's).
+    pub over_replicates: Option<ReplicateSpread>,
+    /// The published figures of this strategy, when the scenario carries them.
+    pub published: Option<Published>,
 }
 
 /// All results of one scenario, in strategy order.
@@ -57,10 +72,20 @@ pub fn run(scenario: &Scenario) -> Report {
     Report { results }
 }
 
-/// Runs one strategy of `scenario`.
+/// Runs one strategy of `scenario` (every replicate of it).
 pub fn run_one(scenario: &Scenario, strategy: Strategy) -> RunResult {
-    let spec = scenario.run_spec(strategy);
+    let spec = scenario.replicate_spec(strategy, 0);
     let tally = simulate(&spec, scenario.path);
+    let over_replicates = (scenario.replicates > 1).then(|| {
+        let mut summaries = vec![Summary::of(&tally)];
+        summaries.par_extend((1..scenario.replicates).into_par_iter().map(|i| {
+            Summary::of(&simulate(
+                &scenario.replicate_spec(strategy, i),
+                scenario.path,
+            ))
+        }));
+        ReplicateSpread::of(&summaries)
+    });
     RunResult {
         strategy,
         clients: scenario.clients,
@@ -73,5 +98,11 @@ pub fn run_one(scenario: &Scenario, strategy: Strategy) -> RunResult {
         server: scenario.server.describe(),
         summary: Summary::of(&tally),
         histogram: tally.retries.counts().to_vec(),
+        work: scenario.work.to_string(),
+        latency: scenario.latency.to_string(),
+        histogram_served: tally.served_windows.counts().to_vec(),
+        histogram_refused: tally.refused_windows.counts().to_vec(),
+        over_replicates,
+        published: scenario.published_for(strategy).cloned(),
     }
 }

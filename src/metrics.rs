@@ -1,5 +1,7 @@
-//! Measurements of one run: the window histogram of retry arrivals and the summary figures
-//! (peak, non-empty windows, span, totals, outcomes). Counting only: no formatting, no I/O.
+//! Measurements of one run: the window histogram of retry arrivals, the histograms of every
+//! request split into served and refused, when clients finished, and the summary figures
+//! (peak, non-empty windows, span, totals, outcomes, waste). Counting only: no formatting, no
+//! I/O.
 //!
 //! A window is `floor(t / bin)` in integer nanoseconds, so an arrival at exactly 1 s with a
 //! 100 ms bin is in window 10 (which starts at 1.0 s), never 9.
@@ -12,6 +14,9 @@ use crate::time::{SimDuration, SimTime};
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Histogram {
     bin: u64,
+    /// `floor((2^64 − 1) / bin)`: turns the per-request division into a multiplication (a
+    /// 64-bit division costs tens of cycles, the largest single cost of an event).
+    reciprocal: u64,
     counts: Vec<u64>,
 }
 
@@ -21,6 +26,7 @@ impl Histogram {
         assert!(!bin.is_zero(), "histogram bin must be positive");
         Histogram {
             bin: bin.as_nanos(),
+            reciprocal: u64::MAX / bin.as_nanos(),
             counts: Vec::new(),
         }
     }
@@ -33,13 +39,31 @@ impl Histogram {
     /// The window `t` falls in: `floor(t / bin)`.
     #[inline(always)]
     pub fn window_of(&self, t: SimTime) -> usize {
-        (t.as_nanos() / self.bin) as usize
+        // The high word of t · reciprocal is floor(t / bin) or up to two less (the reciprocal
+        // is floored, and t < 2^64); the corrections make it exact.
+        let t = t.as_nanos();
+        let mut q = ((u128::from(t) * u128::from(self.reciprocal)) >> 64) as u64;
+        let mut rest = t - q * self.bin;
+        if rest >= self.bin {
+            q += 1;
+            rest -= self.bin;
+        }
+        if rest >= self.bin {
+            q += 1;
+        }
+        q as usize
     }
 
     /// Counts one arrival at `t`.
     #[inline(always)]
     pub fn record(&mut self, t: SimTime) {
-        let w = self.window_of(t);
+        self.record_window(self.window_of(t));
+    }
+
+    /// Counts one arrival in window `w` (from [`Histogram::window_of`]), so that several
+    /// histograms of one bin share a single division.
+    #[inline(always)]
+    pub fn record_window(&mut self, w: usize) {
         if w >= self.counts.len() {
             self.counts.resize(w + 1, 0);
         }
@@ -98,7 +122,7 @@ pub struct Tally {
     pub requests: u64,
     /// Requests the server refused.
     pub refused: u64,
-    /// Clients that were eventually served.
+    /// Requests served (one per item; with one item per client, the clients served).
     pub succeeded: u64,
     /// Clients that spent their retry budget without being served.
     pub gave_up: u64,
@@ -108,6 +132,16 @@ pub struct Tally {
     pub last_retry: Option<SimTime>,
     /// Latest success.
     pub last_success: Option<SimTime>,
+    /// Served requests (first attempts and retries) per window of arrival.
+    pub served_windows: Histogram,
+    /// Refused requests per window of arrival; with `served_windows`, every request once.
+    pub refused_windows: Histogram,
+    /// Clients that fetched all their work (the rest gave up).
+    pub completed: u64,
+    /// When the first client stopped (finished its work or gave up), answer received.
+    pub first_finish: Option<SimTime>,
+    /// When the last client stopped: the time to finish all work.
+    pub last_finish: Option<SimTime>,
 }
 
 impl Tally {
@@ -122,6 +156,11 @@ impl Tally {
             first_retry: None,
             last_retry: None,
             last_success: None,
+            served_windows: Histogram::new(bin),
+            refused_windows: Histogram::new(bin),
+            completed: 0,
+            first_finish: None,
+            last_finish: None,
         }
     }
 
@@ -129,11 +168,16 @@ impl Tally {
     #[inline(always)]
     pub fn request(&mut self, t: SimTime, retry: bool, served: bool) {
         self.requests += 1;
-        if !served {
+        // One division for the three histograms, which share a bin.
+        let w = self.retries.window_of(t);
+        if served {
+            self.served_windows.record_window(w);
+        } else {
             self.refused += 1;
+            self.refused_windows.record_window(w);
         }
         if retry {
-            self.retries.record(t);
+            self.retries.record_window(w);
             self.first_retry = Some(self.first_retry.map_or(t, |f| f.min(t)));
             self.last_retry = Some(self.last_retry.map_or(t, |l| l.max(t)));
         }
@@ -141,6 +185,16 @@ impl Tally {
             self.succeeded += 1;
             self.last_success = Some(self.last_success.map_or(t, |l| l.max(t)));
         }
+    }
+
+    /// Counts a client stopping at `t`: `completed` when its work is done, else it gave up.
+    #[inline(always)]
+    pub fn finish(&mut self, t: SimTime, completed: bool) {
+        if completed {
+            self.completed += 1;
+        }
+        self.first_finish = Some(self.first_finish.map_or(t, |f| f.min(t)));
+        self.last_finish = Some(self.last_finish.map_or(t, |l| l.max(t)));
     }
 
     /// Adds a tally of other clients of the same run (the order of merging never matters).
@@ -158,6 +212,11 @@ impl Tally {
         self.first_retry = min(self.first_retry, other.first_retry);
         self.last_retry = max(self.last_retry, other.last_retry);
         self.last_success = max(self.last_success, other.last_success);
+        self.served_windows.merge(&other.served_windows);
+        self.refused_windows.merge(&other.refused_windows);
+        self.completed += other.completed;
+        self.first_finish = min(self.first_finish, other.first_finish);
+        self.last_finish = max(self.last_finish, other.last_finish);
     }
 }
 
@@ -184,6 +243,15 @@ pub struct Summary {
     pub gave_up: u64,
     /// Time of the last success in seconds, if any client succeeded.
     pub last_success_s: Option<f64>,
+    /// Clients that fetched all their work.
+    pub completed: u64,
+    /// Refused requests as a percentage of all requests (0 when there were none).
+    pub wasted_pct: f64,
+    /// Time to finish all work: when the last client stopped, its last answer received, in
+    /// seconds.
+    pub finish_s: f64,
+    /// Latest minus earliest client finish, in seconds.
+    pub finish_spread_s: f64,
 }
 
 impl Summary {
@@ -205,6 +273,90 @@ impl Summary {
             succeeded: tally.succeeded,
             gave_up: tally.gave_up,
             last_success_s: tally.last_success.map(SimTime::as_secs_f64),
+            completed: tally.completed,
+            wasted_pct: if tally.requests == 0 {
+                0.0
+            } else {
+                100.0 * tally.refused as f64 / tally.requests as f64
+            },
+            finish_s: tally.last_finish.map_or(0.0, SimTime::as_secs_f64),
+            finish_spread_s: match (tally.first_finish, tally.last_finish) {
+                (Some(first), Some(last)) => (last - first).as_secs_f64(),
+                _ => 0.0,
+            },
+        }
+    }
+}
+
+/// Mean, standard deviation and range of one figure over replicates.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Spread {
+    /// Arithmetic mean.
+    pub mean: f64,
+    /// Sample standard deviation (0 for one value).
+    pub sd: f64,
+    /// Smallest value.
+    pub min: f64,
+    /// Largest value.
+    pub max: f64,
+}
+
+impl Spread {
+    /// The spread of `values` (all zero when empty).
+    pub fn of(values: impl IntoIterator<Item = f64>) -> Spread {
+        let values: Vec<f64> = values.into_iter().collect();
+        if values.is_empty() {
+            return Spread {
+                mean: 0.0,
+                sd: 0.0,
+                min: 0.0,
+                max: 0.0,
+            };
+        }
+        let n = values.len() as f64;
+        let mean = values.iter().sum::<f64>() / n;
+        let sd = if values.len() > 1 {
+            (values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1.0)).sqrt()
+        } else {
+            0.0
+        };
+        Spread {
+            mean,
+            sd,
+            min: values.iter().copied().fold(f64::INFINITY, f64::min),
+            max: values.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+        }
+    }
+}
+
+/// The work figures of a strategy over its replicates (epoch phases and seeds).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct ReplicateSpread {
+    /// Number of replicates.
+    pub replicates: u32,
+    /// Requests sent.
+    pub requests: Spread,
+    /// Requests refused.
+    pub refused: Spread,
+    /// Refused / requests, percent.
+    pub wasted_pct: Spread,
+    /// Time to finish all work, seconds.
+    pub finish_s: Spread,
+    /// Latest minus earliest client finish, seconds.
+    pub finish_spread_s: Spread,
+}
+
+impl ReplicateSpread {
+    /// The spread of each figure over `summaries`.
+    pub fn of(summaries: &[Summary]) -> ReplicateSpread {
+        let over = |f: fn(&Summary) -> f64| Spread::of(summaries.iter().map(f));
+        ReplicateSpread {
+            replicates: summaries.len() as u32,
+            requests: over(|s| s.requests as f64),
+            refused: over(|s| s.refused as f64),
+            wasted_pct: over(|s| s.wasted_pct),
+            finish_s: over(|s| s.finish_s),
+            finish_spread_s: over(|s| s.finish_spread_s),
         }
     }
 }
@@ -212,6 +364,75 @@ impl Summary {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn spread_of_a_small_sample_by_hand() {
+        // 2, 4, 6: mean 4, sample variance (4 + 0 + 4) / 2 = 4, sd 2.
+        let s = Spread::of([2.0, 4.0, 6.0]);
+        assert_eq!((s.mean, s.sd, s.min, s.max), (4.0, 2.0, 2.0, 6.0));
+        assert_eq!(Spread::of([7.0]).sd, 0.0);
+    }
+
+    #[test]
+    fn served_and_refused_windows_count_every_request_once() {
+        let bin = SimDuration::from_millis(100);
+        let mut t = Tally::new(bin);
+        t.request(SimTime(50_000_000), false, true);
+        t.request(SimTime(150_000_000), false, false);
+        t.request(SimTime(160_000_000), true, true);
+        t.finish(SimTime(170_000_000), true);
+        t.finish(SimTime(400_000_000), false);
+        assert_eq!(t.served_windows.counts(), [1, 1]);
+        assert_eq!(t.refused_windows.counts(), [0, 1]);
+        assert_eq!(
+            t.served_windows.total() + t.refused_windows.total(),
+            t.requests
+        );
+        let s = Summary::of(&t);
+        assert_eq!(s.completed, 1);
+        assert!((s.wasted_pct - 100.0 / 3.0).abs() < 1e-12);
+        assert_eq!(s.finish_s, 0.4);
+        assert!((s.finish_spread_s - 0.23).abs() < 1e-12);
+    }
+
+    #[test]
+    fn window_of_is_exact_division() {
+        use crate::rng::{uniform_below, ClientRng};
+        let mut rng = ClientRng::new(17);
+        for bin in [
+            1,
+            3,
+            7,
+            100_000_000,
+            1_000_000_000,
+            999_999_937,
+            u64::MAX / 3,
+            u64::MAX,
+        ] {
+            let h = Histogram::new(SimDuration(bin));
+            for t in [
+                0,
+                1,
+                bin - 1,
+                bin,
+                bin.saturating_add(1),
+                u64::MAX - 1,
+                u64::MAX,
+            ] {
+                assert_eq!(h.window_of(SimTime(t)), (t / bin) as usize, "{t} / {bin}");
+            }
+            for _ in 0..20_000 {
+                let t = match uniform_below(&mut rng, 3) {
+                    0 => uniform_below(&mut rng, 1 << 40),
+                    1 => uniform_below(&mut rng, u64::MAX),
+                    _ => uniform_below(&mut rng, 1 << 20)
+                        .saturating_mul(bin)
+                        .saturating_sub(1),
+                };
+                assert_eq!(h.window_of(SimTime(t)), (t / bin) as usize, "{t} / {bin}");
+            }
+        }
+    }
 
     #[test]
     fn window_boundaries_are_exact() {

@@ -15,8 +15,10 @@
 //! `tests/integration` checks the agreement for every strategy. Nothing here does I/O.
 
 pub mod queue;
+pub mod work;
 
 pub use queue::{Event, EventQueue};
+pub use work::{Latency, Work};
 
 use rayon::prelude::*;
 
@@ -45,7 +47,7 @@ pub enum Path {
 /// One fully specified run: one strategy, one server, one seed.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RunSpec {
-    /// Number of clients; all send their first request at t = 0 (and the down server refuses it).
+    /// Number of clients; all send their first request at t = 0.
     pub clients: u32,
     /// The retry policy every client follows.
     pub policy: Policy,
@@ -55,28 +57,170 @@ pub struct RunSpec {
     pub bin: SimDuration,
     /// The run seed (see [`crate::rng`]).
     pub seed: u64,
+    /// What each client fetches (one item each by default).
+    pub work: Work,
+    /// The round trip of every request (zero by default).
+    pub latency: Latency,
 }
 
-/// A client's state between attempts. It travels inside the client's pending event, so the
-/// loop never looks a client up in a table. 32 bytes with the event's time.
+impl RunSpec {
+    /// A run of one item per client with zero latency (Experiment 1's shape).
+    pub fn new(clients: u32, policy: Policy, server: Server, bin: SimDuration, seed: u64) -> Self {
+        RunSpec {
+            clients,
+            policy,
+            server,
+            bin,
+            seed,
+            work: Work::default(),
+            latency: Latency::default(),
+        }
+    }
+
+    /// True when the clients cannot affect each other: a stateless server and no shared pool.
+    pub fn clients_independent(&self) -> bool {
+        self.server.clients_independent() && matches!(self.work, Work::Items(_))
+    }
+}
+
+/// A client between requests. It travels inside its pending event, so the loop never looks a
+/// client up in a table (a cache miss per event at a million clients). 24 bytes; 32 with the
+/// event's time (the queue moves every event about four times, so bytes count).
 #[derive(Clone, Copy, Debug)]
-struct ClientState {
+struct Client {
+    id: u32,
+    /// Retries sent for the current item (reset after each success).
+    retries_made: u32,
     rng: ClientRng,
     /// The previous wait (`base` before the first retry); decorrelated jitter grows from it.
     previous: SimDuration,
-    client: u32,
-    /// Retries sent so far.
-    retries_made: u32,
+}
+
+/// What every client shares in one run: the rules, the pool and the counts.
+struct Run<'a> {
+    policy: Policy,
+    latency: Latency,
+    work: Work,
+    /// Items left in the shared pool (always 0 with per-client items).
+    pool_left: u64,
+    /// With several items per client: items still to fetch, the current one included, for
+    /// clients `first_id..`. Kept out of the event (read only on a success) so events stay
+    /// 32 bytes; empty with one item each or a pool.
+    items_left: Vec<u32>,
+    first_id: u32,
+    tally: &'a mut Tally,
+}
+
+impl<'a> Run<'a> {
+    /// The shared state of clients `first_id..first_id + clients` of `spec`.
+    fn new(spec: &RunSpec, first_id: u32, clients: u32, tally: &'a mut Tally) -> Self {
+        Run {
+            policy: spec.policy,
+            latency: spec.latency,
+            work: spec.work,
+            pool_left: match spec.work {
+                Work::Items(_) => 0,
+                Work::Pool(p) => p.saturating_sub(u64::from(spec.clients)),
+            },
+            items_left: match spec.work {
+                Work::Items(k) if k > 1 => vec![k; clients as usize],
+                _ => Vec::new(),
+            },
+            first_id,
+            tally,
+        }
+    }
+
+    /// A client's first state: its first item taken (from the pool, if shared).
+    fn start(&self, id: u32, rng: ClientRng) -> Client {
+        Client {
+            id,
+            retries_made: 0,
+            rng,
+            previous: self.policy.backoff.base,
+        }
+    }
+
+    /// Counts a success of `client`: true when it has more to fetch.
+    #[inline(always)]
+    fn more_work(&mut self, client: &Client) -> bool {
+        match self.work {
+            Work::Items(1) => false,
+            Work::Items(_) => {
+                let left = &mut self.items_left[(client.id - self.first_id) as usize];
+                *left -= 1;
+                *left > 0
+            }
+            Work::Pool(_) => {
+                let more = self.pool_left > 0;
+                self.pool_left -= u64::from(more);
+                more
+            }
+        }
+    }
+
+    /// Counts the server's answer to `client`'s request that arrived at `time` and moves the
+    /// client on: returns when its next request arrives, or `None` when it is done (work
+    /// finished or retry budget spent).
+    #[inline(always)]
+    fn answer(
+        &mut self,
+        time: SimTime,
+        client: &mut Client,
+        response: Response,
+    ) -> Option<SimTime> {
+        let retry = client.retries_made > 0;
+        match response {
+            Response::Served => {
+                self.tally.request(time, retry, true);
+                client.retries_made = 0;
+                client.previous = self.policy.backoff.base;
+                let more = self.more_work(client);
+                let round_trip = self.latency.draw(&mut client.rng);
+                if !more {
+                    self.tally.finish(time + round_trip, true);
+                    return None;
+                }
+                Some(time + round_trip)
+            }
+            Response::Refused(mut hints) => {
+                self.tally.request(time, retry, false);
+                let round_trip = self.latency.draw(&mut client.rng);
+                // The reset is announced as an instant; by the time the client reads it, one
+                // round trip of it has passed. Retry-After counts from the reading.
+                hints.reset_in = hints
+                    .reset_in
+                    .map(|r| SimDuration(r.0.saturating_sub(round_trip.0)));
+                match self.policy.decide(
+                    client.retries_made,
+                    client.previous,
+                    &hints,
+                    &mut client.rng,
+                ) {
+                    Decision::Retry { retry, delay } => {
+                        client.retries_made = retry;
+                        client.previous = delay;
+                        Some(time + round_trip + delay)
+                    }
+                    Decision::GiveUp => {
+                        self.tally.gave_up += 1;
+                        self.tally.finish(time + round_trip, false);
+                        None
+                    }
+                }
+            }
+        }
+    }
 }
 
 /// Simulates `spec` and returns what was counted.
 pub fn simulate(spec: &RunSpec, path: Path) -> Tally {
     let independent = match path {
-        Path::Auto => spec.server.clients_independent(),
+        Path::Auto => spec.clients_independent(),
         Path::EventQueue => false,
         Path::Independent => {
             assert!(
-                spec.server.clients_independent(),
+                spec.clients_independent(),
                 "the independent path needs a server whose clients cannot interact"
             );
             true
@@ -89,46 +233,31 @@ pub fn simulate(spec: &RunSpec, path: Path) -> Tally {
     }
 }
 
-/// The general path: one queue, every attempt in time order (FIFO among equal times).
+/// The general path: one queue, every request in time order (FIFO among equal times).
 pub fn simulate_event_queue(spec: &RunSpec) -> Tally {
     let mut tally = Tally::new(spec.bin);
     let mut server = spec.server.clone();
-    let policy = spec.policy;
+    server.prepare(spec.clients);
+    let mut run = Run::new(spec, 0, spec.clients, &mut tally);
     let mut seeds = ClientSeeds::starting_at(spec.seed, 0);
-    let mut queue = EventQueue::with_capacity(spec.clients as usize);
-    for client in 0..spec.clients {
+    let mut queue: EventQueue<Client> = EventQueue::with_capacity(spec.clients as usize);
+    for id in 0..spec.clients {
         queue.push(Event {
             time: SimTime::ZERO,
-            item: ClientState {
-                rng: seeds.next_rng(),
-                previous: policy.backoff.base,
-                client,
-                retries_made: 0,
-            },
+            item: run.start(id, seeds.next_rng()),
         });
     }
     while let Some(Event {
         time,
-        item: mut state,
+        item: mut client,
     }) = queue.pop()
     {
-        let retry = state.retries_made > 0;
-        match server.respond(time, state.client) {
-            Response::Served => tally.request(time, retry, true),
-            Response::Refused(hints) => {
-                tally.request(time, retry, false);
-                match policy.decide(state.retries_made, state.previous, &hints, &mut state.rng) {
-                    Decision::Retry { retry, delay } => {
-                        state.retries_made = retry;
-                        state.previous = delay;
-                        queue.push(Event {
-                            time: time + delay,
-                            item: state,
-                        });
-                    }
-                    Decision::GiveUp => tally.gave_up += 1,
-                }
-            }
+        let response = server.respond(time, client.id);
+        if let Some(next) = run.answer(time, &mut client, response) {
+            queue.push(Event {
+                time: next,
+                item: client,
+            });
         }
     }
     tally
@@ -157,34 +286,17 @@ pub fn simulate_independent(spec: &RunSpec) -> Tally {
 fn simulate_block(spec: &RunSpec, first: u32, last: u32) -> Tally {
     let mut tally = Tally::new(spec.bin);
     let mut server = spec.server.clone();
-    let policy = spec.policy;
+    server.prepare(spec.clients);
+    let mut run = Run::new(spec, first, last - first, &mut tally);
     let mut seeds = ClientSeeds::starting_at(spec.seed, u64::from(first));
-    for client in first..last {
-        let mut rng = seeds.next_rng();
-        let mut previous = policy.backoff.base;
-        let mut retries_made = 0;
+    for id in first..last {
+        let mut client = run.start(id, seeds.next_rng());
         let mut time = SimTime::ZERO;
         loop {
-            let retry = retries_made > 0;
-            match server.respond(time, client) {
-                Response::Served => {
-                    tally.request(time, retry, true);
-                    break;
-                }
-                Response::Refused(hints) => {
-                    tally.request(time, retry, false);
-                    match policy.decide(retries_made, previous, &hints, &mut rng) {
-                        Decision::Retry { retry, delay } => {
-                            retries_made = retry;
-                            previous = delay;
-                            time = time + delay;
-                        }
-                        Decision::GiveUp => {
-                            tally.gave_up += 1;
-                            break;
-                        }
-                    }
-                }
+            let response = server.respond(time, client.id);
+            match run.answer(time, &mut client, response) {
+                Some(next) => time = next,
+                None => break,
             }
         }
     }
@@ -195,12 +307,15 @@ fn simulate_block(spec: &RunSpec, first: u32, last: u32) -> Tally {
 mod tests {
     use super::*;
     use crate::policy::{Backoff, Strategy};
-    use crate::server::Down;
+    use crate::server::{
+        Down, FixedWindow, FixedWindowRule, HeaderStyle, Headers, Keying, Limited, Limiter, Store,
+        WindowStart,
+    };
 
     fn spec(strategy: Strategy, clients: u32, recover_at: Option<SimTime>) -> RunSpec {
-        RunSpec {
+        RunSpec::new(
             clients,
-            policy: Policy {
+            Policy {
                 strategy,
                 backoff: Backoff {
                     base: SimDuration::from_secs(1),
@@ -209,10 +324,10 @@ mod tests {
                 },
                 max_retries: 4,
             },
-            server: Server::Down(Down { recover_at }),
-            bin: SimDuration::from_millis(100),
-            seed: 42,
-        }
+            Server::Down(Down { recover_at }),
+            SimDuration::from_millis(100),
+            42,
+        )
     }
 
     #[test]
@@ -264,6 +379,98 @@ mod tests {
                     "{strategy} recover {recover:?}"
                 );
             }
+        }
+    }
+
+    fn fixed_window(
+        limit: u32,
+        window_s: u64,
+        store: Store,
+        style: HeaderStyle,
+        per_address: u32,
+    ) -> Server {
+        Server::Limited(Limited {
+            limiter: Limiter::FixedWindow(FixedWindow::new(FixedWindowRule {
+                limit,
+                window: SimDuration::from_secs(window_s),
+                start: WindowStart::FirstHit,
+                store,
+            })),
+            keying: Keying {
+                clients_per_address: per_address,
+            },
+            headers: Headers {
+                style,
+                ..Headers::default()
+            },
+        })
+    }
+
+    #[test]
+    fn reset_aware_against_exact_headers_is_refused_once_per_window() {
+        // One client, 100 items, 10 per 10 s (precise store, exact headers), 10 ms round trip.
+        // Each window: 10 served at w, w+0.01, …, w+0.09; the 11th request (w+0.10) is refused
+        // with the reset 9.9 s away; read 10 ms later, so the client sleeps 9.89 s and arrives
+        // at exactly w+10 s, when the key is gone. Ten windows, the last needs no refusal:
+        // 9 refusals, 109 requests, last answer at 90.09 + 0.01 = 90.1 s.
+        let mut s = spec(Strategy::ResetAware, 1, None);
+        s.server = fixed_window(10, 10, Store::Precise, HeaderStyle::Exact, 1);
+        s.work = Work::Items(100);
+        s.latency = Latency::Fixed(SimDuration::from_millis(10));
+        s.policy.max_retries = 1000;
+        let t = simulate(&s, Path::Auto);
+        assert_eq!(t.refused, 9);
+        assert_eq!(t.requests, 109);
+        assert_eq!(t.succeeded, 100);
+        assert_eq!(t.completed, 1);
+        assert_eq!(t.last_finish, Some(SimTime(90_100_000_000)));
+        assert_eq!(
+            t.served_windows.total() + t.refused_windows.total(),
+            t.requests
+        );
+    }
+
+    #[test]
+    fn two_clients_behind_one_address_share_the_window_and_the_pool() {
+        // Limit 3 per 10 s, one address, pool of 4, zero latency, exponential from 1 s.
+        // t=0 in FIFO order: c0 served (1), c1 served (2), c0 served (3) and the pool is empty
+        // so c0 finishes at 0; c1 refused. c1 retries at 1, 3, 7 s (refused: window until
+        // 10 s, precise store) and 15 s (served). 4 served + 4 refused; finish 15 s, spread 15 s.
+        let mut s = spec(Strategy::Exponential, 2, None);
+        s.server = fixed_window(3, 10, Store::Precise, HeaderStyle::WholeSeconds, 2);
+        s.work = Work::Pool(4);
+        let t = simulate(&s, Path::Auto);
+        assert_eq!((t.requests, t.refused, t.completed), (8, 4, 2));
+        assert_eq!(t.first_finish, Some(SimTime::ZERO));
+        assert_eq!(t.last_finish, Some(SimTime(15_000_000_000)));
+        let refused_at: Vec<usize> = t
+            .refused_windows
+            .counts()
+            .iter()
+            .enumerate()
+            .filter(|(_, &c)| c > 0)
+            .map(|(w, _)| w)
+            .collect();
+        assert_eq!(refused_at, [0, 10, 30, 70]);
+        assert_eq!(t.retries.total(), 4);
+    }
+
+    #[test]
+    fn both_paths_agree_with_items_and_random_latency() {
+        for strategy in [
+            Strategy::FullJitter,
+            Strategy::DecorrelatedJitter,
+            Strategy::RetryAfter,
+        ] {
+            let mut s = spec(strategy, BLOCK + 5, Some(SimTime(3_000_000_000)));
+            s.work = Work::Items(3);
+            s.latency = Latency::Uniform {
+                low: SimDuration::from_millis(50),
+                high: SimDuration::from_millis(150),
+            };
+            let queue = simulate_event_queue(&s);
+            assert_eq!(queue, simulate_independent(&s), "{strategy}");
+            assert_eq!(queue.completed + queue.gave_up, u64::from(s.clients));
         }
     }
 }

@@ -12,6 +12,9 @@ mod exponential;
 mod fixed;
 mod full_jitter;
 mod naive;
+mod reset_aware;
+mod retry_after;
+mod retry_after_jitter;
 
 use std::fmt;
 use std::str::FromStr;
@@ -37,10 +40,17 @@ pub enum Strategy {
     /// Wait `min(cap, U(base, 3 · previous delay))`, previous delay starting at `base`
     /// (Brooker 2015, "decorrelated jitter").
     DecorrelatedJitter,
+    /// Wait what `Retry-After` says; back off exponentially when it is absent.
+    RetryAfter,
+    /// Wait until `X-RateLimit-Reset`; else `Retry-After`; else back off exponentially.
+    ResetAware,
+    /// Wait `Retry-After + U(0, e_k)`: the header as a floor, full jitter on top.
+    RetryAfterJitter,
 }
 
 impl Strategy {
-    /// Every strategy, in the fixed order tables and `all` use.
+    /// The strategies that ignore headers, in the fixed order tables and `all` use. Against a
+    /// server that sends no headers (Experiment 1's) `all` means exactly these.
     pub const ALL: [Strategy; 6] = [
         Strategy::Naive,
         Strategy::Fixed,
@@ -49,6 +59,20 @@ impl Strategy {
         Strategy::EqualJitter,
         Strategy::DecorrelatedJitter,
     ];
+
+    /// The strategies that read the server's headers; `all` adds them, after [`Strategy::ALL`],
+    /// when the server sends headers. Without headers they would only repeat exponential and
+    /// full jitter.
+    pub const HEADER_AWARE: [Strategy; 3] = [
+        Strategy::RetryAfter,
+        Strategy::ResetAware,
+        Strategy::RetryAfterJitter,
+    ];
+
+    /// Every strategy: [`Strategy::ALL`] then [`Strategy::HEADER_AWARE`].
+    pub fn every() -> impl Iterator<Item = Strategy> {
+        Strategy::ALL.into_iter().chain(Strategy::HEADER_AWARE)
+    }
 
     /// The name used on the command line, in configs and in every output.
     pub const fn name(self) -> &'static str {
@@ -59,30 +83,48 @@ impl Strategy {
             Strategy::FullJitter => "full-jitter",
             Strategy::EqualJitter => "equal-jitter",
             Strategy::DecorrelatedJitter => "decorrelated-jitter",
+            Strategy::RetryAfter => "retry-after",
+            Strategy::ResetAware => "reset-aware",
+            Strategy::RetryAfterJitter => "retry-after-jitter",
         }
     }
 
     /// The accepted names, comma-separated, for error messages and help.
     pub fn accepted_names() -> String {
-        Strategy::ALL.map(Strategy::name).join(", ")
+        Strategy::every()
+            .map(Strategy::name)
+            .collect::<Vec<_>>()
+            .join(", ")
     }
 
     /// True when the strategy draws random numbers.
     pub const fn is_jittered(self) -> bool {
         matches!(
             self,
-            Strategy::FullJitter | Strategy::EqualJitter | Strategy::DecorrelatedJitter
+            Strategy::FullJitter
+                | Strategy::EqualJitter
+                | Strategy::DecorrelatedJitter
+                | Strategy::RetryAfterJitter
+        )
+    }
+
+    /// True when the strategy reads the server's headers (and falls back without them).
+    pub const fn reads_headers(self) -> bool {
+        matches!(
+            self,
+            Strategy::RetryAfter | Strategy::ResetAware | Strategy::RetryAfterJitter
         )
     }
 
     /// The wait before retry `retry` (1-based), given the previous wait (`base` before the first
-    /// retry) and what the server said. Pure: the only state is `rng`.
-    #[inline]
+    /// retry) and what the server said. Pure: the only state is `rng`. Always inlined: it is
+    /// called once per refusal in the hot loop, and a call there costs more than the match.
+    #[inline(always)]
     pub fn delay<R: RngCore + ?Sized>(
         self,
         retry: u32,
         previous: SimDuration,
-        _hints: &Hints,
+        hints: &Hints,
         backoff: &Backoff,
         rng: &mut R,
     ) -> SimDuration {
@@ -93,6 +135,9 @@ impl Strategy {
             Strategy::FullJitter => full_jitter::delay(retry, backoff, rng),
             Strategy::EqualJitter => equal_jitter::delay(retry, backoff, rng),
             Strategy::DecorrelatedJitter => decorrelated_jitter::delay(previous, backoff, rng),
+            Strategy::RetryAfter => retry_after::delay(retry, hints, backoff),
+            Strategy::ResetAware => reset_aware::delay(retry, hints, backoff),
+            Strategy::RetryAfterJitter => retry_after_jitter::delay(retry, hints, backoff, rng),
         }
     }
 }
@@ -115,8 +160,7 @@ impl FromStr for Strategy {
     type Err = UnknownStrategy;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         let wanted = s.trim();
-        Strategy::ALL
-            .into_iter()
+        Strategy::every()
             .find(|strategy| strategy.name() == wanted)
             .ok_or_else(|| UnknownStrategy {
                 name: wanted.to_string(),
@@ -137,7 +181,8 @@ impl<'de> Deserialize<'de> for Strategy {
     }
 }
 
-/// The shape of the backoff curve: `e_k = min(cap, base · multiplier^(k-1))`.
+/// The shape of the backoff curve: `e_k = min(cap, base · multiplier^(k-1))`. The cap
+/// (`--cap`, also spelled `--max-delay`) bounds every strategy's wait, header-reading ones too.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Backoff {
     /// The first delay, and the floor of decorrelated jitter.
@@ -339,8 +384,64 @@ mod tests {
     }
 
     #[test]
+    fn header_strategies_read_their_header_then_fall_back_and_respect_the_cap() {
+        let b = backoff();
+        let mut rng = ClientRng::new(5);
+        let both = Hints {
+            retry_after: Some(SimDuration::from_secs(7)),
+            reset_in: Some(SimDuration::from_millis(6500)),
+        };
+        let only_retry_after = Hints {
+            reset_in: None,
+            ..both
+        };
+        let none = Hints::default();
+        let d =
+            |s: Strategy, k: u32, h: &Hints, rng: &mut ClientRng| s.delay(k, b.base, h, &b, rng);
+        assert_eq!(
+            d(Strategy::RetryAfter, 3, &both, &mut rng),
+            SimDuration::from_secs(7)
+        );
+        assert_eq!(
+            d(Strategy::RetryAfter, 3, &none, &mut rng),
+            SimDuration::from_secs(4)
+        );
+        assert_eq!(
+            d(Strategy::ResetAware, 3, &both, &mut rng),
+            SimDuration::from_millis(6500)
+        );
+        assert_eq!(
+            d(Strategy::ResetAware, 3, &only_retry_after, &mut rng),
+            SimDuration::from_secs(7)
+        );
+        assert_eq!(
+            d(Strategy::ResetAware, 2, &none, &mut rng),
+            SimDuration::from_secs(2)
+        );
+        let long = Hints {
+            retry_after: Some(SimDuration::from_secs(57)),
+            reset_in: Some(SimDuration::from_secs(57)),
+        };
+        for s in [
+            Strategy::RetryAfter,
+            Strategy::ResetAware,
+            Strategy::RetryAfterJitter,
+        ] {
+            assert_eq!(d(s, 1, &long, &mut rng), b.cap, "{s}");
+        }
+        // Retry-After is a floor; the jitter on top stays below e_k (4 s for retry 3).
+        for _ in 0..2000 {
+            let j = d(Strategy::RetryAfterJitter, 3, &both, &mut rng);
+            assert!(
+                j >= SimDuration::from_secs(7) && j < SimDuration::from_secs(11),
+                "{j}"
+            );
+        }
+    }
+
+    #[test]
     fn names_round_trip_and_unknown_names_list_the_choices() {
-        for s in Strategy::ALL {
+        for s in Strategy::every() {
             assert_eq!(s.name().parse::<Strategy>(), Ok(s));
         }
         let err = "jitter".parse::<Strategy>().unwrap_err().to_string();

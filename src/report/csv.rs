@@ -1,11 +1,12 @@
-//! CSV: a header and one row per strategy with every summary figure; the histogram is left
-//! out (it has a row's worth of columns of its own; use JSON for it).
+//! CSV: a header and one row per strategy with every summary figure; the histograms are left
+//! out (they have a row's worth of columns of their own; use JSON for them). Columns added
+//! after Experiment 1's come last, so older readers keep working.
 
 use super::{Exporter, ReportError};
 use crate::experiment::Report;
 
 /// The CSV columns, in order.
-pub const COLUMNS: [&str; 19] = [
+pub const COLUMNS: [&str; 25] = [
     "strategy",
     "clients",
     "retries",
@@ -25,6 +26,12 @@ pub const COLUMNS: [&str; 19] = [
     "succeeded",
     "gave_up",
     "last_success_s",
+    "work",
+    "latency",
+    "completed",
+    "wasted_pct",
+    "finish_s",
+    "finish_spread_s",
 ];
 
 /// Serialises the report as CSV.
@@ -58,6 +65,12 @@ impl Exporter for CsvExporter {
                     s.succeeded.to_string(),
                     s.gave_up.to_string(),
                     s.last_success_s.map(|t| t.to_string()).unwrap_or_default(),
+                    r.work.clone(),
+                    r.latency.clone(),
+                    s.completed.to_string(),
+                    s.wasted_pct.to_string(),
+                    s.finish_s.to_string(),
+                    s.finish_spread_s.to_string(),
                 ])
                 .map_err(fail)?;
         }

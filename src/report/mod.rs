@@ -5,6 +5,7 @@
 mod csv;
 mod json;
 mod table;
+mod work;
 
 pub use self::csv::CsvExporter;
 pub use self::json::JsonExporter;
@@ -51,4 +52,41 @@ pub fn seconds(value: f64) -> String {
     let text = format!("{value:.3}");
     let text = text.trim_end_matches('0').trim_end_matches('.');
     format!("{text}s")
+}
+
+/// Rows as aligned text: the first `left` columns left-aligned, the others right-aligned, two
+/// spaces between columns, a rule of dashes under the first row (the header).
+pub fn aligned(rows: &[Vec<String>], left: usize) -> String {
+    let columns = rows.first().map_or(0, Vec::len);
+    let widths: Vec<usize> = (0..columns)
+        .map(|c| {
+            rows.iter()
+                .map(|row| row[c].chars().count())
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let mut out = String::new();
+    for (i, row) in rows.iter().enumerate() {
+        let cells: Vec<String> = row
+            .iter()
+            .zip(&widths)
+            .enumerate()
+            .map(|(c, (cell, &w))| {
+                if c < left {
+                    format!("{cell:<w$}")
+                } else {
+                    format!("{cell:>w$}")
+                }
+            })
+            .collect();
+        out.push_str(cells.join("  ").trim_end());
+        out.push('\n');
+        if i == 0 {
+            let rule: Vec<String> = widths.iter().map(|&w| "-".repeat(w)).collect();
+            out.push_str(&rule.join("  "));
+            out.push('\n');
+        }
+    }
+    out
 }

@@ -14,6 +14,9 @@ impl Exporter for TableExporter {
         let Some(first) = report.results.first() else {
             return Ok(b"no results\n".to_vec());
         };
+        if super::work::is_work_report(report) {
+            return Ok(super::work::work_table(report).into_bytes());
+        }
         let recovers = report.results.iter().any(|r| r.summary.succeeded > 0)
             || first.server.contains("recovers");
         let mut header = vec![
@@ -44,14 +47,6 @@ impl Exporter for TableExporter {
             row.push(r.seed.to_string());
             rows.push(row);
         }
-        let widths: Vec<usize> = (0..rows[0].len())
-            .map(|c| {
-                rows.iter()
-                    .map(|row| row[c].chars().count())
-                    .max()
-                    .unwrap_or(0)
-            })
-            .collect();
         let mut out = format!(
             "{} clients, {} retries, base {}, cap {}, multiplier {}, {} windows, server {}\n\n",
             first.clients,
@@ -62,27 +57,7 @@ impl Exporter for TableExporter {
             SimDuration::from_nanos((first.bin_s * 1e9).round() as u64),
             first.server,
         );
-        for (i, row) in rows.iter().enumerate() {
-            let cells: Vec<String> = row
-                .iter()
-                .zip(&widths)
-                .enumerate()
-                .map(|(c, (cell, &w))| {
-                    if c == 0 {
-                        format!("{cell:<w$}")
-                    } else {
-                        format!("{cell:>w$}")
-                    }
-                })
-                .collect();
-            out.push_str(cells.join("  ").trim_end());
-            out.push('\n');
-            if i == 0 {
-                let rule: Vec<String> = widths.iter().map(|&w| "-".repeat(w)).collect();
-                out.push_str(&rule.join("  "));
-                out.push('\n');
-            }
-        }
+        out.push_str(&super::aligned(&rows, 1));
         Ok(out.into_bytes())
     }
 }

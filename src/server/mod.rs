@@ -1,12 +1,23 @@
 //! Server models: small state machines that answer each arriving request with "served" or
-//! "refused, with these headers". One file per model, one arm of [`Server`] each.
+//! "refused, with these headers". One file per model, one arm of [`Server`] (or, for the rate
+//! limiters, of [`Limiter`]) each.
 //!
 //! A model sees only the arrival time and the client; it never schedules anything, draws no
-//! random numbers and does no I/O, so the engine alone owns time.
+//! random numbers and does no I/O, so the engine alone owns time. A rate limiter keeps a table
+//! of keys (one per client, or one per address shared by `clients_per_address` clients, see
+//! [`Keying`]), sized once by [`Server::prepare`] so answering never allocates.
 
+pub mod clock;
 mod down;
+mod fixed_window;
+mod sliding_window;
+mod token_bucket;
 
+pub use clock::{HeaderStyle, Headers, Refusal, WallClock};
 pub use down::Down;
+pub use fixed_window::{FixedWindow, FixedWindowRule, Store, WindowStart};
+pub use sliding_window::{SlidingWindow, SlidingWindowRule};
+pub use token_bucket::{Refill, TokenBucket, TokenBucketRule};
 
 use crate::policy::Hints;
 use crate::time::SimTime;
@@ -25,6 +36,8 @@ pub enum Response {
 pub enum Server {
     /// Down from the start; optionally serving from a recovery time on.
     Down(Down),
+    /// Up, behind a rate limiter.
+    Limited(Limited),
 }
 
 impl Server {
@@ -33,14 +46,149 @@ impl Server {
     pub fn respond(&mut self, now: SimTime, client: u32) -> Response {
         match self {
             Server::Down(down) => down.respond(now, client),
+            Server::Limited(limited) => limited.respond(now, client),
         }
     }
 
     /// True when one client's answers cannot depend on another's requests, so clients may be
-    /// simulated one after another instead of through the shared event queue.
+    /// simulated one after another instead of through the shared event queue. A limiter keeps
+    /// state, so it always takes the queue (even keyed per client, where its table of keys is
+    /// what the queue path is built to share).
     pub fn clients_independent(&self) -> bool {
         match self {
             Server::Down(_) => true,
+            Server::Limited(_) => false,
         }
+    }
+
+    /// Sizes the server's state for `clients` clients (ids `0..clients`). Call once before the
+    /// first request; answering never allocates afterwards.
+    pub fn prepare(&mut self, clients: u32) {
+        match self {
+            Server::Down(_) => {}
+            Server::Limited(limited) => limited.prepare(clients),
+        }
+    }
+
+    /// True when refusals carry headers a client can read.
+    pub fn sends_headers(&self) -> bool {
+        match self {
+            Server::Down(_) => false,
+            Server::Limited(limited) => limited.headers.visible,
+        }
+    }
+}
+
+/// Which clients share a limiter key.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Keying {
+    /// Clients behind one address; the limiter keys on the address, so they share a bucket.
+    /// 1 means one bucket per client.
+    pub clients_per_address: u32,
+}
+
+impl Default for Keying {
+    fn default() -> Self {
+        Keying {
+            clients_per_address: 1,
+        }
+    }
+}
+
+impl Keying {
+    /// The key of `client`: clients `0..n` share address 0, `n..2n` address 1, and so on.
+    #[inline(always)]
+    pub fn key(&self, client: u32) -> usize {
+        if self.clients_per_address == 1 {
+            client as usize
+        } else {
+            (client / self.clients_per_address) as usize
+        }
+    }
+
+    /// Keys needed for `clients` clients.
+    pub fn keys(&self, clients: u32) -> usize {
+        clients.div_ceil(self.clients_per_address) as usize
+    }
+}
+
+/// A rate-limiting algorithm; one file and one arm each.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Limiter {
+    /// At most `limit` per fixed window (Laravel's throttle and variants).
+    FixedWindow(FixedWindow),
+    /// At most `limit` in any window of the given length.
+    SlidingWindow(SlidingWindow),
+    /// A bucket of tokens refilled continuously or in ticks.
+    TokenBucket(TokenBucket),
+}
+
+/// A server behind a rate limiter: the algorithm, who shares a key, and the headers it sends.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Limited {
+    /// The algorithm and its per-key state.
+    pub limiter: Limiter,
+    /// Who shares a key.
+    pub keying: Keying,
+    /// How refusals are written and whether clients can read them.
+    pub headers: Headers,
+}
+
+impl Limited {
+    /// Sizes the key table for `clients` clients.
+    pub fn prepare(&mut self, clients: u32) {
+        let keys = self.keying.keys(clients);
+        match &mut self.limiter {
+            Limiter::FixedWindow(l) => l.prepare(keys),
+            Limiter::SlidingWindow(l) => l.prepare(keys),
+            Limiter::TokenBucket(l) => l.prepare(keys),
+        }
+    }
+
+    /// Admits or refuses a request from `client` at `now`.
+    #[inline(always)]
+    pub fn respond(&mut self, now: SimTime, client: u32) -> Response {
+        let key = self.keying.key(client);
+        let clock = self.headers.clock;
+        let verdict = match &mut self.limiter {
+            Limiter::FixedWindow(l) => l.admit(clock.wall(now), key),
+            Limiter::SlidingWindow(l) => l.admit(clock.wall(now), key),
+            Limiter::TokenBucket(l) => l.admit(now, clock, key),
+        };
+        match verdict {
+            Ok(()) => Response::Served,
+            Err(refusal) => Response::Refused(self.headers.hints(now, refusal)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::time::SimDuration;
+
+    #[test]
+    fn clients_behind_one_address_share_its_bucket() {
+        let rule = FixedWindowRule {
+            limit: 2,
+            window: SimDuration::from_secs(60),
+            start: WindowStart::FirstHit,
+            store: Store::Precise,
+        };
+        let mut server = Server::Limited(Limited {
+            limiter: Limiter::FixedWindow(FixedWindow::new(rule)),
+            keying: Keying {
+                clients_per_address: 5,
+            },
+            headers: Headers::default(),
+        });
+        server.prepare(10);
+        let t = SimTime::ZERO;
+        // Clients 0..5 share address 0 (limit 2); client 5 is on address 1.
+        assert_eq!(server.respond(t, 0), Response::Served);
+        assert_eq!(server.respond(t, 4), Response::Served);
+        assert!(matches!(server.respond(t, 3), Response::Refused(_)));
+        assert_eq!(server.respond(t, 5), Response::Served);
+        assert!(!server.clients_independent());
     }
 }

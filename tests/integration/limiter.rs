@@ -1,1 +1,278 @@
-//! Integration tests of the limiter capability.
+//! Integration tests of the limiter capability: Experiment 2's configs worked out by hand
+//! through the real binary, conservation (served + refused = requests, windows sum to the
+//! total), jitter against a shared bucket, hidden headers, and bad input.
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+const ONE_CLIENT: &str = "configs/fixed-window-one-client.toml";
+const FIVE_CLIENTS: &str = "configs/fixed-window-five-clients.toml";
+
+fn run(args: &[&str]) -> std::process::Output {
+    Command::cargo_bin("herd-sim")
+        .expect("the binary is built")
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn json_of(args: &[&str]) -> Vec<Value> {
+    let out = run(&[args, &["--format", "json"]].concat());
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: Value = serde_json::from_slice(&out.stdout).expect("valid JSON");
+    report["results"].as_array().unwrap().clone()
+}
+
+fn by_strategy<'a>(results: &'a [Value], name: &str) -> &'a Value {
+    results
+        .iter()
+        .find(|r| r["strategy"] == name)
+        .unwrap_or_else(|| panic!("no {name}"))
+}
+
+fn sum(v: &Value) -> u64 {
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c.as_u64().unwrap())
+        .sum()
+}
+
+/// Every replicate gave `value` for `figure`.
+fn always(result: &Value, figure: &str, value: f64) {
+    let spread = &result["over_replicates"][figure];
+    assert_eq!(
+        (spread["min"].as_f64(), spread["max"].as_f64()),
+        (Some(value), Some(value)),
+        "{} {figure}: {spread}",
+        result["strategy"]
+    );
+}
+
+#[test]
+fn one_client_against_laravel_counts_worked_out_by_hand() {
+    // 30 per 60 s, 110 ms round trips: requests 1..30 at 0, 0.11, …, 3.19 s are served; the
+    // 31st (3.30 s) is refused. The window was stamped floor(phase) + 60 = 60 s of wall time
+    // and the whole-second store keeps it until wall 61 s.
+    let results = json_of(&["--config", ONE_CLIENT]);
+    // exponential: waits 1, 2, 4, 8, 16, 32 s after refusals at 3.30, 4.41, 6.52, 10.63,
+    // 18.74, 34.85 s; the next request (66.96 s) finds a new window: 6 refused, 46 requests.
+    let exponential = by_strategy(&results, "exponential");
+    always(exponential, "refused", 6.0);
+    always(exponential, "requests", 46.0);
+    // reset-aware sleeps until wall 60 s exactly, then retries every 110 ms while the key
+    // lives (wall 60.00 … 60.99): 10 more refusals whatever the phase, 11 in all.
+    let reset_aware = by_strategy(&results, "reset-aware");
+    always(reset_aware, "refused", 11.0);
+    always(reset_aware, "requests", 51.0);
+    // naive: one request every 110 ms; at phase 0 the key lives until 61 s, so requests
+    // k = 30 … 554 (0.11 · 554 = 60.94 s) are refused: 525, and 555 + 10 = 565 requests.
+    let naive = by_strategy(&results, "naive");
+    assert_eq!(naive["over_replicates"]["refused"]["max"], 525.0);
+    assert_eq!(naive["over_replicates"]["requests"]["max"], 565.0);
+    for r in &results {
+        let requests = r["requests"].as_u64().unwrap();
+        assert_eq!(
+            r["succeeded"].as_u64().unwrap() + r["refused"].as_u64().unwrap(),
+            requests
+        );
+        assert_eq!(r["succeeded"], 40, "{}", r["strategy"]);
+        assert_eq!(
+            sum(&r["histogram_served"]) + sum(&r["histogram_refused"]),
+            requests
+        );
+        assert_eq!(sum(&r["histogram_refused"]), r["refused"].as_u64().unwrap());
+        assert_eq!(r["over_replicates"]["replicates"], 100);
+        assert!(r["published"].is_object() || r["strategy"] == "retry-after-jitter");
+    }
+}
+
+#[test]
+fn five_clients_share_one_counter_and_jitter_does_not_help_them() {
+    let results = json_of(&["--config", FIVE_CLIENTS]);
+    // No jitter: all five are refused together after 30 admissions and back off 1, 2, 4, 8,
+    // 16, 32 s: 6 refusals each, 30 in all; 40 served; 70 requests.
+    let exponential = by_strategy(&results, "exponential");
+    always(exponential, "refused", 30.0);
+    always(exponential, "requests", 70.0);
+    // Jitter only spreads clients that share one bucket: fewer or equal requests without it,
+    // on average over the replicates.
+    let jitter = by_strategy(&results, "full-jitter");
+    assert!(
+        exponential["over_replicates"]["requests"]["mean"].as_f64()
+            <= jitter["over_replicates"]["requests"]["mean"].as_f64()
+    );
+    for r in &results {
+        assert_eq!(r["succeeded"], 40, "{}", r["strategy"]);
+        assert_eq!(r["completed"], 5, "{}", r["strategy"]);
+    }
+}
+
+#[test]
+fn the_table_prints_ours_beside_the_published_figures() {
+    let out = run(&["--config", ONE_CLIENT]);
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("beside the published figures"), "{text}");
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("reset-aware") && l.contains(" refused "))
+        .expect("a reset-aware refused row");
+    // ours 11, published 11, difference +0.0.
+    let cells: Vec<&str> = line.split_whitespace().collect();
+    assert_eq!(cells[cells.len() - 3..], ["11", "11", "+0.0"], "{line}");
+}
+
+#[test]
+fn hidden_headers_make_header_strategies_fall_back_to_backoff() {
+    let results = json_of(&[
+        "--config",
+        ONE_CLIENT,
+        "--headers-visible",
+        "false",
+        "--replicates",
+        "1",
+    ]);
+    let exponential = by_strategy(&results, "exponential");
+    for name in ["retry-after", "reset-aware"] {
+        let r = by_strategy(&results, name);
+        for figure in ["requests", "refused", "finish_s"] {
+            assert_eq!(r[figure], exponential[figure], "{name} {figure}");
+        }
+    }
+}
+
+#[test]
+fn all_adds_the_header_strategies_only_when_the_server_sends_headers() {
+    let limited = json_of(&[
+        "--server",
+        "fixed-window",
+        "--clients",
+        "3",
+        "--strategy",
+        "all",
+    ]);
+    assert_eq!(limited.len(), 9);
+    let down = json_of(&["--clients", "3", "--strategy", "all"]);
+    assert_eq!(down.len(), 6);
+    let hidden = json_of(&[
+        "--server",
+        "fixed-window",
+        "--headers-visible",
+        "false",
+        "--clients",
+        "3",
+        "--strategy",
+        "all",
+    ]);
+    assert_eq!(hidden.len(), 6);
+}
+
+#[test]
+fn max_delay_caps_every_strategy() {
+    // Refused at 3.3 s with Retry-After 57 s; capped at 5 s the client comes back at 8.41 s
+    // and every 5.11 s after: 12 refusals (3.30, 8.41, …, 59.51). At 59.51 s Retry-After is
+    // 60 − 59 = 1 s (under the cap): refused again at 60.62 s, then Retry-After 0 at 60.73,
+    // 60.84 and 60.95 s while the key lives until 61 s; 61.06 s is served. 16 refusals.
+    let results = json_of(&[
+        "--config",
+        ONE_CLIENT,
+        "--strategy",
+        "retry-after",
+        "--max-delay",
+        "5s",
+        "--replicates",
+        "1",
+    ]);
+    assert_eq!(results[0]["refused"], 16);
+}
+
+#[test]
+fn bad_limiter_input_gets_one_clear_error() {
+    for (args, words) in [
+        (
+            &["--server", "fixed-window", "--limit", "0"][..],
+            &["--limit", "at least 1"][..],
+        ),
+        (
+            &["--server", "sliding-window", "--window", "0s"],
+            &["--window", "positive"],
+        ),
+        (
+            &["--server", "token-bucket", "--capacity", "0"],
+            &["--capacity"],
+        ),
+        (
+            &["--server", "token-bucket", "--refill", "0"],
+            &["--refill"],
+        ),
+        (
+            &["--server", "token-bucket", "--refill-interval", "0s"],
+            &["--refill-interval"],
+        ),
+        (&["--items", "0"], &["--items"]),
+        (&["--latency", "-5ms"], &["--latency", "negative"]),
+        (&["--latency", "uniform:9ms..2ms"], &["--latency", "HIGH"]),
+        (
+            &["--server", "leaky-bucket"],
+            &["leaky-bucket", "fixed-window"],
+        ),
+        (&["--headers", "fractional"], &["--headers", "exact"]),
+        (&["--store", "redis"], &["--store", "precise"]),
+        (
+            &["--server", "fixed-window", "--epoch-phase", "1.5s"],
+            &["--epoch-phase", "below one second"],
+        ),
+        (
+            &["--server", "fixed-window", "--clients-per-address", "0"],
+            &["--clients-per-address"],
+        ),
+        (&["--limit", "5"], &["--limit", "server down"]),
+        (
+            &["--recover-at", "5s", "--server", "token-bucket"],
+            &["--recover-at"],
+        ),
+        (
+            &["--clients", "5", "--pool", "3"],
+            &["--pool", "one item per client"],
+        ),
+        (&["--items", "2", "--pool", "30"], &["--pool", "not both"]),
+    ] {
+        let out = run(args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(out.stdout.is_empty(), "{args:?}");
+        assert!(
+            stderr.starts_with("error:") && !stderr.contains("panicked"),
+            "{stderr}"
+        );
+        for word in words {
+            assert!(
+                stderr.contains(word),
+                "{args:?} should mention {word}: {stderr}"
+            );
+        }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("bad.toml");
+    std::fs::write(
+        &path,
+        "[server]\nmodel = \"fixed-window\"\nwindow = \"0s\"\n",
+    )
+    .unwrap();
+    let out = run(&["--config", path.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--window"));
+    std::fs::write(
+        &path,
+        "[server]\nmodel = \"fixed-window\"\nstroe = \"precise\"\n",
+    )
+    .unwrap();
+    let out = run(&["--config", path.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("stroe"));
+}

@@ -1,0 +1,148 @@
+//! The text table of runs that do work against a rate limiter (or with several items, or with
+//! latency): requests, refusals, waste and finish times per strategy, as mean and range when
+//! there are replicates; then, when the scenario carries published figures, ours beside theirs
+//! with the difference. Pure formatting of a [`Report`].
+
+use super::seconds;
+use crate::config::Published;
+use crate::experiment::{Report, RunResult};
+use crate::metrics::Spread;
+
+/// True when a report is about work rather than Experiment 1's herd against a down server.
+pub(super) fn is_work_report(report: &Report) -> bool {
+    report.results.iter().any(|r| {
+        !r.server.starts_with("down")
+            || r.work != "1 item each"
+            || r.latency != "0s"
+            || r.over_replicates.is_some()
+    })
+}
+
+/// The whole table.
+pub(super) fn work_table(report: &Report) -> String {
+    let first = &report.results[0];
+    let replicated = first.over_replicates.map(|o| o.replicates);
+    let mut out = format!(
+        "{} clients, {}, latency {}, {} retries per item, base {}, cap {}, server {}\n",
+        first.clients,
+        first.work,
+        first.latency,
+        first.retries,
+        seconds(first.base_s),
+        seconds(first.cap_s),
+        first.server,
+    );
+    match replicated {
+        Some(n) => out.push_str(&format!(
+            "mean [min, max] over {n} replicates (epoch phase spread over the second, derived seeds)\n\n"
+        )),
+        None => out.push_str(&format!("seed {}\n\n", first.seed)),
+    }
+    let header = [
+        "strategy", "requests", "refused", "wasted", "finish", "spread", "gave up",
+    ];
+    let mut rows: Vec<Vec<String>> = vec![header.iter().map(|h| h.to_string()).collect()];
+    for r in &report.results {
+        let s = &r.summary;
+        let row = match r.over_replicates {
+            Some(o) => vec![
+                r.strategy.name().to_string(),
+                ranged(o.requests, 1, ""),
+                ranged(o.refused, 1, ""),
+                ranged(o.wasted_pct, 1, "%"),
+                ranged(o.finish_s, 1, "s"),
+                ranged(o.finish_spread_s, 1, "s"),
+                s.gave_up.to_string(),
+            ],
+            None => vec![
+                r.strategy.name().to_string(),
+                s.requests.to_string(),
+                s.refused.to_string(),
+                format!("{:.1}%", s.wasted_pct),
+                seconds(s.finish_s),
+                seconds(s.finish_spread_s),
+                s.gave_up.to_string(),
+            ],
+        };
+        rows.push(row);
+    }
+    out.push_str(&super::aligned(&rows, 1));
+    if report.results.iter().any(|r| r.published.is_some()) {
+        out.push_str("\nbeside the published figures (difference = ours - published):\n\n");
+        out.push_str(&super::aligned(&published_rows(report), 3));
+    }
+    out
+}
+
+fn published_rows(report: &Report) -> Vec<Vec<String>> {
+    let mut rows = vec![[
+        "strategy",
+        "published as",
+        "figure",
+        "ours",
+        "published",
+        "difference",
+    ]
+    .iter()
+    .map(|h| h.to_string())
+    .collect::<Vec<_>>()];
+    for r in &report.results {
+        let Some(p) = &r.published else { continue };
+        for (figure, ours, theirs, unit) in figures(r, p) {
+            let Some(theirs) = theirs else { continue };
+            let decimals = if unit.is_empty() && ours.fract() == 0.0 {
+                0
+            } else {
+                1
+            };
+            rows.push(vec![
+                r.strategy.name().to_string(),
+                p.label.clone().unwrap_or_default(),
+                figure.to_string(),
+                format!("{ours:.decimals$}{unit}"),
+                format!("{theirs}{unit}"),
+                format!("{:+.1}{unit}", ours - theirs),
+            ]);
+        }
+    }
+    rows
+}
+
+/// (figure, ours — the mean over replicates when there are several —, published, unit).
+fn figures(r: &RunResult, p: &Published) -> [(&'static str, f64, Option<f64>, &'static str); 5] {
+    let s = &r.summary;
+    let (requests, refused, wasted, finish, spread) = match r.over_replicates {
+        Some(o) => (
+            o.requests.mean,
+            o.refused.mean,
+            o.wasted_pct.mean,
+            o.finish_s.mean,
+            o.finish_spread_s.mean,
+        ),
+        None => (
+            s.requests as f64,
+            s.refused as f64,
+            s.wasted_pct,
+            s.finish_s,
+            s.finish_spread_s,
+        ),
+    };
+    [
+        ("requests", requests, p.requests, ""),
+        ("refused", refused, p.refused, ""),
+        ("wasted", wasted, p.wasted_pct, "%"),
+        ("finish", finish, p.finish_s, "s"),
+        ("finish spread", spread, p.finish_spread_s, "s"),
+    ]
+}
+
+/// `51.3 [47, 55]`; just the value when every replicate agreed.
+fn ranged(s: Spread, decimals: usize, unit: &str) -> String {
+    if s.min == s.max {
+        return format!("{:.decimals$}{unit}", s.mean);
+    }
+    format!(
+        "{:.decimals$}{unit} [{:.decimals$}, {:.decimals$}]",
+        s.mean, s.min, s.max
+    )
+}
