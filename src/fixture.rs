@@ -1335,6 +1335,8 @@ mod tests {
                 server: Server::Down(Down { recover_at: None }),
                 bin: SimDuration::from_millis(100),
                 seed: 99,
+                work: crate::engine::Work::default(),
+                latency: crate::engine::Latency::default(),
             });
             let last = tally.last_retry.unwrap();
             assert_eq!(s.delay.as_nanos(), last.as_nanos(), "{strategy}");
