@@ -60,12 +60,16 @@ fn run(args: RunArgs) -> anyhow::Result<()> {
     let mut scenario = file.overridden_by(args.scenario_overrides()).validate()?;
     scenario.path = args.engine.into();
     if scenario.path == herd_sim::engine::Path::Independent
-        && !scenario.server.build().clients_independent()
+        && !scenario
+            .run_spec(scenario.strategies[0])
+            .clients_independent()
     {
         return Err(ConfigError::Invalid {
             field: "--engine",
             value: "independent".into(),
-            accepted: "this server's clients interact; accepted: auto, event-queue".into(),
+            accepted:
+                "this server's clients (or a shared --pool) interact; accepted: auto, event-queue"
+                    .into(),
         }
         .into());
     }

@@ -241,6 +241,14 @@ fn bad_limiter_input_gets_one_clear_error() {
             &["--pool", "one item per client"],
         ),
         (&["--items", "2", "--pool", "30"], &["--pool", "not both"]),
+        (
+            &["--clients", "5", "--pool", "20", "--engine", "independent"],
+            &["--engine", "--pool"],
+        ),
+        (
+            &["--server", "fixed-window", "--engine", "independent"],
+            &["--engine"],
+        ),
     ] {
         let out = run(args);
         let stderr = String::from_utf8_lossy(&out.stderr);
@@ -275,4 +283,21 @@ fn bad_limiter_input_gets_one_clear_error() {
     let out = run(&["--config", path.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("stroe"));
+}
+
+#[test]
+fn replicated_limiter_runs_are_byte_identical_whatever_the_threads() {
+    let out = |threads: &str| {
+        let o = run(&[
+            "--config",
+            FIVE_CLIENTS,
+            "--format",
+            "json",
+            "--threads",
+            threads,
+        ]);
+        assert!(o.status.success());
+        o.stdout
+    };
+    assert_eq!(out("1"), out("2"));
 }
