@@ -5,7 +5,8 @@
 //! The layers, top to bottom: [`config`] (what the user asked for, validated once) →
 //! [`experiment`] (runs strategies in parallel) → [`engine`] (the event loop) → [`policy`]
 //! (retry strategies) and [`server`] (server models) → [`metrics`] (what is counted) →
-//! [`report`] (tables, JSON, CSV), [`chart`] (PNG and SVG) and [`output`] (files written whole). [`time`] and [`rng`]
+//! [`report`] (tables, JSON, CSV), [`chart`] (PNG and SVG) and [`output`] (files written whole).
+//! [`sweep`] runs grids of scenarios over many seeds into CSV. [`time`] and [`rng`]
 //! hold the two rules everything else relies on: integer nanoseconds, and one documented
 //! seeding rule. [`fixture`] plays scripted scenarios through the same [`policy`] code, one
 //! client at a time, to pin a retry policy in CI. The library never imports clap; the binary's
@@ -24,4 +25,5 @@ pub mod policy;
 pub mod report;
 pub mod rng;
 pub mod server;
+pub mod sweep;
 pub mod time;

@@ -1,0 +1,631 @@
+//! Sweeps: a grid of scenarios (any parameter of [`parameter::PARAMETERS`] varied over lists
+//! and ranges) × a number of seeds, run in parallel with rayon and streamed into CSV, one tidy
+//! row per cell and seed, or one row of statistics per cell with [`Layout::Aggregate`].
+//!
+//! The rules this module keeps (the README repeats them):
+//! - **Grid order.** Parameters in table order, the first varying slowest; within a parameter
+//!   the values as listed, ranges ascending; seeds (replicates) innermost.
+//! - **Seeds.** A row's run seed is [`derive_seed`]`(master, label)`, the label naming every
+//!   parameter whose effective value differs from its default (strategy excepted) and the
+//!   replicate number. Nothing about the thread, the order or the rest of the grid enters it,
+//!   so the output is byte-identical for any thread count and a cell gives the same numbers in
+//!   any sweep. Strategy stays out of the label on purpose: all strategies of one cell and
+//!   replicate share their dice, as in a plain run (common random numbers).
+//! - **Nothing lost.** See [`sink`]: the output is at every instant a valid CSV file holding a
+//!   prefix of the final file, rows finished ahead of that prefix wait in a journal beside it,
+//!   and `--resume` carries on from both.
+//! - **Bounded memory.** Cells run in windows of [`WINDOW`] rows; a cell's histogram is dropped
+//!   as soon as its row is formatted, and at most one window of rows waits to be written.
+//!
+//! Every cell is validated before any is simulated. The library never imports clap; the
+//! binary's `cli.rs` turns flags into a [`SweepSpec`].
+
+pub mod file;
+pub mod parameter;
+pub mod sink;
+pub mod stats;
+
+use std::io;
+use std::sync::Mutex;
+
+use rayon::prelude::*;
+
+use crate::config::{ConfigError, Scenario, ScenarioFile, DEFAULT_SEED};
+use crate::experiment::run_one;
+use crate::metrics::{Summary, Tally};
+use crate::rng::derive_seed;
+use crate::time::SimDuration;
+
+use self::parameter::{parse_axis, Axis, Value, PARAMETERS};
+use self::sink::RowSink;
+use self::stats::{describe, Described, STATISTICS};
+
+/// The largest grid run without `--max-cells`: enough for any experiment of the spec, small
+/// enough that a typo (`1..1000000`) is caught before hours of work.
+pub const DEFAULT_MAX_CELLS: u64 = 10_000;
+
+/// Rows run per window: workers never run further ahead of the first unwritten row, which
+/// bounds the rows waiting in memory and in the journal.
+pub const WINDOW: u64 = 1024;
+
+/// A sweep that cannot run, or whose output cannot be written.
+#[derive(Debug, thiserror::Error)]
+pub enum SweepError {
+    /// A parameter's values do not parse.
+    #[error("invalid --{parameter}: {message}")]
+    Values {
+        /// The parameter.
+        parameter: &'static str,
+        /// What is wrong and what is accepted.
+        message: String,
+    },
+    /// A name that is not a sweep parameter (in a `[sweep]` table).
+    #[error("unknown sweep parameter `{name}`; accepted: {accepted}")]
+    UnknownParameter {
+        /// The name given.
+        name: String,
+        /// The accepted names.
+        accepted: String,
+    },
+    /// A setting of the sweep itself (`--seeds`, `--max-cells`) is out of range.
+    #[error("invalid {field}: {value}; {accepted}")]
+    Setting {
+        /// The flag.
+        field: &'static str,
+        /// The value given.
+        value: String,
+        /// What is accepted.
+        accepted: String,
+    },
+    /// The grid is larger than the safety limit.
+    #[error("this sweep has {cells} cells, over the limit of {limit}; narrow the grid, or raise the limit with --max-cells {cells}")]
+    TooManyCells {
+        /// Cells in the grid (as text: it may exceed u64).
+        cells: String,
+        /// The limit in force.
+        limit: u64,
+    },
+    /// One cell of the grid is not a valid scenario.
+    #[error("cell {cell} ({description}): {source}")]
+    Cell {
+        /// The cell's position in grid order, from 0.
+        cell: u64,
+        /// The cell's varied parameters.
+        description: String,
+        /// Why the scenario is invalid.
+        #[source]
+        source: ConfigError,
+    },
+    /// The base scenario (config file) is invalid.
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    /// `--resume` found a file that this sweep did not write.
+    #[error("cannot resume {path}: {reason}; rerun the sweep's own command with --resume, or leave --resume out to start over")]
+    Resume {
+        /// The output file.
+        path: String,
+        /// What does not match.
+        reason: String,
+    },
+    /// The output cannot be written.
+    #[error("cannot write {path}: {source}")]
+    Io {
+        /// The file (or `stdout`).
+        path: String,
+        /// The system's reason.
+        #[source]
+        source: io::Error,
+    },
+}
+
+impl SweepError {
+    /// True when the user's input is at fault (exit code 2), false for I/O failures.
+    pub fn is_bad_input(&self) -> bool {
+        !matches!(self, SweepError::Io { .. })
+    }
+}
+
+/// What the CSV holds.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Layout {
+    /// One row per cell and seed: parameters, `replicate`, `seed`, metrics.
+    #[default]
+    Tidy,
+    /// One row per cell: parameters, `seeds`, and six statistics per metric.
+    Aggregate,
+}
+
+/// A sweep as the user asked for it, before parsing and validation.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SweepSpec {
+    /// The scenario every cell starts from (config file and flags); its `seed` is the master seed.
+    pub base: ScenarioFile,
+    /// `(parameter name, values as written)`, in any order; each parameter at most once.
+    pub grid: Vec<(String, String)>,
+    /// Replicates per cell, at least 1.
+    pub seeds: u64,
+    /// Tidy rows or per-cell statistics.
+    pub layout: Layout,
+    /// Refuse grids with more cells than this.
+    pub max_cells: u64,
+}
+
+impl Default for SweepSpec {
+    fn default() -> Self {
+        SweepSpec {
+            base: ScenarioFile::default(),
+            grid: Vec::new(),
+            seeds: 1,
+            layout: Layout::Tidy,
+            max_cells: DEFAULT_MAX_CELLS,
+        }
+    }
+}
+
+/// A parsed, validated sweep: the grid, the seeding and the columns. Build with [`Plan::new`].
+#[derive(Debug)]
+pub struct Plan {
+    base: ScenarioFile,
+    /// One per entry of [`PARAMETERS`] that varies or has a list in the base (strategy), in
+    /// table order.
+    axes: Vec<Axis>,
+    master_seed: u64,
+    seeds: u64,
+    layout: Layout,
+    cells: u64,
+    /// Effective value of each parameter in the default scenario: left out of seed labels.
+    defaults: Vec<String>,
+    metrics: Vec<String>,
+}
+
+impl Plan {
+    /// Parses the grid, checks its size against the limit and validates every cell.
+    pub fn new(spec: SweepSpec) -> Result<Plan, SweepError> {
+        if spec.seeds == 0 {
+            return Err(SweepError::Setting {
+                field: "--seeds",
+                value: "0".into(),
+                accepted: "accepted: a whole number of at least 1".into(),
+            });
+        }
+        let mut given: Vec<Option<Axis>> = vec![None; PARAMETERS.len()];
+        for (name, text) in &spec.grid {
+            let position = PARAMETERS
+                .iter()
+                .position(|p| parameter::parameter(name).is_some_and(|q| std::ptr::eq(p, q)))
+                .ok_or_else(|| SweepError::UnknownParameter {
+                    name: name.clone(),
+                    accepted: parameter::parameter_names(),
+                })?;
+            given[position] = Some(parse_axis(&PARAMETERS[position], text)?);
+        }
+        if given[0].is_none() {
+            // Strategy always forms an axis: the base's list (default: full-jitter).
+            let base_strategies = match &spec.base.strategy {
+                Some(list) => list.0.clone(),
+                None => ScenarioFile::default().validate()?.strategies,
+            };
+            given[0] = Some(Axis::of(
+                &PARAMETERS[0],
+                base_strategies.into_iter().map(Value::Strategy).collect(),
+            ));
+        }
+        let axes: Vec<Axis> = given.into_iter().flatten().collect();
+        let cells = axes
+            .iter()
+            .try_fold(1u64, |product, axis| product.checked_mul(axis.len()));
+        let too_many = |cells: String| SweepError::TooManyCells {
+            cells,
+            limit: spec.max_cells,
+        };
+        let cells = match cells {
+            Some(c) if c <= spec.max_cells => c,
+            Some(c) => return Err(too_many(c.to_string())),
+            None => return Err(too_many("more than 18446744073709551615".into())),
+        };
+        if cells.checked_mul(spec.seeds).is_none() {
+            return Err(SweepError::Setting {
+                field: "--seeds",
+                value: spec.seeds.to_string(),
+                accepted: "accepted: fewer seeds; cells × seeds must fit in 64 bits".into(),
+            });
+        }
+        let default_scenario = ScenarioFile::default().validate()?;
+        let plan = Plan {
+            master_seed: spec.base.seed.unwrap_or(DEFAULT_SEED),
+            base: spec.base,
+            axes,
+            seeds: spec.seeds,
+            layout: spec.layout,
+            cells,
+            defaults: PARAMETERS
+                .iter()
+                .map(|p| (p.get)(&default_scenario))
+                .collect(),
+            metrics: metric_names(),
+        };
+        for cell in 0..cells {
+            plan.cell_scenario(cell)?;
+        }
+        Ok(plan)
+    }
+
+    /// Cells in the grid.
+    pub fn cells(&self) -> u64 {
+        self.cells
+    }
+
+    /// Rows of the finished file (cells × seeds, or cells when aggregated).
+    pub fn rows(&self) -> u64 {
+        match self.layout {
+            Layout::Tidy => self.cells * self.seeds,
+            Layout::Aggregate => self.cells,
+        }
+    }
+
+    /// The CSV header.
+    pub fn header(&self) -> Vec<String> {
+        let mut header: Vec<String> = PARAMETERS.iter().map(|p| p.column.to_string()).collect();
+        match self.layout {
+            Layout::Tidy => {
+                header.extend(["replicate".to_string(), "seed".to_string()]);
+                header.extend(self.metrics.iter().cloned());
+            }
+            Layout::Aggregate => {
+                header.push("seeds".to_string());
+                for metric in &self.metrics {
+                    header.extend(STATISTICS.iter().map(|s| format!("{metric}_{s}")));
+                }
+            }
+        }
+        header
+    }
+
+    /// The value index of each axis for `cell`: the last axis varies fastest.
+    fn coordinates(&self, cell: u64) -> Vec<u64> {
+        let mut rest = cell;
+        let mut digits = vec![0; self.axes.len()];
+        for (digit, axis) in digits.iter_mut().zip(&self.axes).rev() {
+            *digit = rest % axis.len();
+            rest /= axis.len();
+        }
+        digits
+    }
+
+    /// The validated scenario of `cell` (its seed is still the master seed).
+    fn cell_scenario(&self, cell: u64) -> Result<Scenario, SweepError> {
+        let mut file = self.base.clone();
+        let coordinates = self.coordinates(cell);
+        for (axis, &i) in self.axes.iter().zip(&coordinates) {
+            (axis.parameter.set)(&mut file, &axis.value(i));
+        }
+        file.validate().map_err(|source| SweepError::Cell {
+            cell,
+            description: self
+                .axes
+                .iter()
+                .zip(&coordinates)
+                .filter(|(axis, _)| axis.len() > 1)
+                .map(|(axis, &i)| format!("{}={:?}", axis.parameter.name, axis.value(i)))
+                .collect::<Vec<_>>()
+                .join(", "),
+            source,
+        })
+    }
+
+    /// The parameter columns of a cell's scenario.
+    fn parameter_fields(scenario: &Scenario) -> Vec<String> {
+        PARAMETERS.iter().map(|p| (p.get)(scenario)).collect()
+    }
+
+    /// The run seed of replicate `replicate` of a cell (see the module documentation).
+    pub fn seed_of(&self, scenario: &Scenario, replicate: u64) -> u64 {
+        let mut label = String::new();
+        for (p, default) in PARAMETERS.iter().zip(&self.defaults).skip(1) {
+            let value = (p.get)(scenario);
+            if &value != default {
+                label.push_str(&format!("{}={value};", p.name));
+            }
+        }
+        label.push_str(&format!("replicate={replicate}"));
+        derive_seed(self.master_seed, &label)
+    }
+
+    /// The fields that identify row `row`: its parameters and replicate and seed (tidy) or
+    /// its parameters and seed count (aggregate). Every row of the file starts with them.
+    pub fn key(&self, row: u64) -> Result<Vec<String>, SweepError> {
+        Ok(self.keyed(row)?.0)
+    }
+
+    fn keyed(&self, row: u64) -> Result<(Vec<String>, Scenario), SweepError> {
+        let (cell, replicate) = match self.layout {
+            Layout::Tidy => (row / self.seeds, Some(row % self.seeds)),
+            Layout::Aggregate => (row, None),
+        };
+        let mut scenario = self.cell_scenario(cell)?;
+        let mut fields = Self::parameter_fields(&scenario);
+        match replicate {
+            Some(replicate) => {
+                scenario.seed = self.seed_of(&scenario, replicate);
+                fields.push(replicate.to_string());
+                fields.push(scenario.seed.to_string());
+            }
+            None => fields.push(self.seeds.to_string()),
+        }
+        Ok((fields, scenario))
+    }
+
+    /// Runs row `row` (every seed of the cell when aggregated) and returns its fields.
+    pub fn row(&self, row: u64) -> Result<Vec<String>, SweepError> {
+        let (mut fields, mut scenario) = self.keyed(row)?;
+        let strategy = scenario.strategies[0];
+        match self.layout {
+            Layout::Tidy => {
+                let result = run_one(&scenario, strategy);
+                fields.extend(metric_values(&result.summary));
+            }
+            Layout::Aggregate => {
+                let mut columns: Vec<Vec<f64>> = vec![Vec::new(); self.metrics.len()];
+                for replicate in 0..self.seeds {
+                    scenario.seed = self.seed_of(&scenario, replicate);
+                    let summary = run_one(&scenario, strategy).summary;
+                    for (column, value) in columns.iter_mut().zip(metric_values(&summary)) {
+                        // Empty (a metric that did not apply to this seed) is left out.
+                        if let Ok(number) = value.parse::<f64>() {
+                            column.push(number);
+                        }
+                    }
+                }
+                for column in &columns {
+                    fields.extend(Described::fields(describe(column)));
+                }
+            }
+        }
+        Ok(fields)
+    }
+}
+
+/// The metric columns: the fields of [`Summary`] in declaration order, so a metric added there
+/// appears in every sweep without touching this module.
+pub fn metric_names() -> Vec<String> {
+    let summary = Summary::of(&Tally::new(SimDuration::from_millis(100)));
+    summary_csv(&summary)
+        .map(|(header, _)| header)
+        .unwrap_or_default()
+}
+
+/// The metric fields of one run, as [`Summary`]'s CSV serialisation writes them.
+pub fn metric_values(summary: &Summary) -> Vec<String> {
+    summary_csv(summary)
+        .map(|(_, values)| values)
+        .unwrap_or_default()
+}
+
+/// Serialises a summary through the csv crate and reads the header and the record back.
+fn summary_csv(summary: &Summary) -> Option<(Vec<String>, Vec<String>)> {
+    let mut writer = csv::Writer::from_writer(Vec::new());
+    writer.serialize(summary).ok()?;
+    let bytes = writer.into_inner().ok()?;
+    let mut reader = csv::Reader::from_reader(bytes.as_slice());
+    let header = reader.headers().ok()?.iter().map(String::from).collect();
+    let record = reader.records().next()?.ok()?;
+    Some((header, record.iter().map(String::from).collect()))
+}
+
+/// Runs every row of `plan` not yet in `sink`, in parallel on `threads` threads (all cores
+/// when `None`), and finishes the output. `progress` is told the number of finished rows
+/// after each one.
+pub fn run(
+    plan: &Plan,
+    sink: RowSink,
+    threads: Option<usize>,
+    progress: &(dyn Fn(u64) + Sync),
+) -> Result<(), SweepError> {
+    let mut builder = rayon::ThreadPoolBuilder::new();
+    if let Some(n) = threads {
+        builder = builder.num_threads(n.max(1));
+    }
+    let pool = builder.build().map_err(|e| SweepError::Io {
+        path: "worker threads".into(),
+        source: io::Error::other(e.to_string()),
+    })?;
+    let total = plan.rows();
+    let sink = Mutex::new(sink);
+    let lock = || sink.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    pool.install(|| -> Result<(), SweepError> {
+        let mut start = lock().written();
+        progress(lock().finished());
+        while start < total {
+            // A window at a time: the rows still waiting to be written stay below WINDOW.
+            let end = (start + WINDOW).min(total);
+            (start..end).into_par_iter().try_for_each(|row| -> Result<(), SweepError> {
+                if lock().has(row) {
+                    return Ok(());
+                }
+                let fields = plan.row(row)?;
+                let mut sink = lock();
+                sink.accept(row, &fields)?;
+                progress(sink.finished());
+                Ok(())
+            })?;
+            lock().end_window()?;
+            start = end;
+        }
+        Ok(())
+    })?;
+    sink.into_inner()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+        .finish()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::policy::Strategy;
+
+    fn plan(grid: &[(&str, &str)], seeds: u64) -> Plan {
+        Plan::new(SweepSpec {
+            grid: grid
+                .iter()
+                .map(|(n, v)| (n.to_string(), v.to_string()))
+                .collect(),
+            seeds,
+            ..Default::default()
+        })
+        .unwrap()
+    }
+
+    #[test]
+    fn the_grid_runs_in_table_order_last_parameter_fastest_seeds_innermost() {
+        // Given out of table order on purpose: the order written does not matter.
+        let p = plan(
+            &[("retries", "2,3"), ("clients", "10,20"), ("strategy", "fixed")],
+            2,
+        );
+        assert_eq!(p.cells(), 4);
+        assert_eq!(p.rows(), 8);
+        let keys: Vec<(String, String, String)> = (0..8)
+            .map(|r| {
+                let k = p.key(r).unwrap();
+                (k[1].clone(), k[2].clone(), k[PARAMETERS.len()].clone())
+            })
+            .collect();
+        let expected = [
+            ("10", "2", "0"),
+            ("10", "2", "1"),
+            ("10", "3", "0"),
+            ("10", "3", "1"),
+            ("20", "2", "0"),
+            ("20", "2", "1"),
+            ("20", "3", "0"),
+            ("20", "3", "1"),
+        ];
+        for (got, want) in keys.iter().zip(expected) {
+            assert_eq!((got.0.as_str(), got.1.as_str(), got.2.as_str()), want);
+        }
+    }
+
+    #[test]
+    fn a_cell_has_the_same_seed_in_any_grid_and_strategies_share_it() {
+        let small = plan(&[("clients", "20")], 3);
+        let large = plan(
+            &[("clients", "10,20,30"), ("strategy", "all"), ("base", "1s,2s")],
+            3,
+        );
+        let seeds_of = |p: &Plan, clients: &str, base: &str| -> Vec<(String, String)> {
+            (0..p.rows())
+                .map(|r| p.key(r).unwrap())
+                .filter(|k| k[1] == clients && k[3] == base)
+                .map(|k| (k[0].clone(), k[PARAMETERS.len() + 1].clone()))
+                .collect()
+        };
+        let alone = seeds_of(&small, "20", "1");
+        let inside = seeds_of(&large, "20", "1");
+        assert_eq!(alone.len(), 3);
+        assert_eq!(inside.len(), 3 * Strategy::ALL.len());
+        for (strategy, seed) in &inside {
+            let replicate = inside
+                .iter()
+                .filter(|(s, _)| s == strategy)
+                .position(|(_, s)| s == seed)
+                .unwrap();
+            assert_eq!(seed, &alone[replicate].1, "{strategy}");
+        }
+        // Replicates differ, and a different base is a different cell.
+        assert_ne!(alone[0].1, alone[1].1);
+        assert_ne!(seeds_of(&large, "20", "2")[0].1, alone[0].1);
+    }
+
+    #[test]
+    fn default_values_stay_out_of_the_label() {
+        // `--clients 1000` is the default scenario: same seeds as a sweep not naming clients.
+        let named = plan(&[("clients", "1000")], 1);
+        let unnamed = plan(&[], 1);
+        assert_eq!(named.key(0).unwrap(), unnamed.key(0).unwrap());
+        let label_seed = derive_seed(DEFAULT_SEED, "replicate=0");
+        assert_eq!(
+            unnamed.key(0).unwrap()[PARAMETERS.len() + 1],
+            label_seed.to_string()
+        );
+    }
+
+    #[test]
+    fn grids_over_the_limit_and_invalid_cells_are_refused_before_running() {
+        let e = Plan::new(SweepSpec {
+            grid: vec![("clients".into(), "1..20000".into())],
+            ..Default::default()
+        })
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("20000 cells") && e.contains("--max-cells 20000"), "{e}");
+        let e = Plan::new(SweepSpec {
+            grid: vec![
+                ("clients".into(), "1..1000000000000".into()),
+                ("retries".into(), "1..1000000000000".into()),
+            ],
+            ..Default::default()
+        })
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("more than"), "{e}");
+        let e = Plan::new(SweepSpec {
+            grid: vec![("cap".into(), "500ms,2s".into())],
+            ..Default::default()
+        })
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("cell 0") && e.contains("--cap"), "{e}");
+        let e = Plan::new(SweepSpec {
+            grid: vec![("clinets".into(), "5".into())],
+            ..Default::default()
+        })
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("unknown sweep parameter `clinets`"), "{e}");
+    }
+
+    #[test]
+    fn metric_columns_follow_the_summary() {
+        let names = metric_names();
+        assert_eq!(names.first().map(String::as_str), Some("peak"));
+        assert!(names.iter().any(|n| n == "last_success_s"));
+        let p = plan(&[("clients", "50")], 1);
+        let row = p.row(0).unwrap();
+        assert_eq!(row.len(), p.header().len());
+        // 50 clients, 4 retries each, server down: 200 retries, 250 requests, all refused.
+        let column = |name: &str| {
+            let i = p.header().iter().position(|h| h == name).unwrap();
+            row[i].clone()
+        };
+        assert_eq!(column("total"), "200");
+        assert_eq!(column("requests"), "250");
+        assert_eq!(column("refused"), "250");
+        assert_eq!(column("gave_up"), "50");
+    }
+
+    #[test]
+    fn aggregates_describe_the_tidy_rows() {
+        let spec = |layout| SweepSpec {
+            grid: vec![("clients".into(), "30".into())],
+            seeds: 4,
+            layout,
+            ..Default::default()
+        };
+        let tidy = Plan::new(spec(Layout::Tidy)).unwrap();
+        let aggregate = Plan::new(spec(Layout::Aggregate)).unwrap();
+        let peak = PARAMETERS.len() + 2;
+        let peaks: Vec<f64> = (0..4)
+            .map(|r| tidy.row(r).unwrap()[peak].parse().unwrap())
+            .collect();
+        let row = aggregate.row(0).unwrap();
+        let header = aggregate.header();
+        let at = |name: &str| row[header.iter().position(|h| h == name).unwrap()].clone();
+        assert_eq!(at("seeds"), "4");
+        let mean = peaks.iter().sum::<f64>() / 4.0;
+        assert_eq!(at("peak_mean").parse::<f64>().unwrap(), mean);
+        let max = peaks.iter().copied().fold(0.0, f64::max);
+        assert_eq!(at("peak_max").parse::<f64>().unwrap(), max);
+        // No client ever succeeds against a server that stays down: nothing to describe.
+        assert_eq!(at("last_success_s_mean"), "");
+    }
+}
