@@ -5,13 +5,17 @@
 
 use std::path::PathBuf;
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{Arg, ArgMatches, Args, FromArgMatches, Parser, Subcommand, ValueEnum};
 
 use herd_sim::chart::{ChartSize, CountScale, PlotSpec};
 use herd_sim::config::{LatencyText, ScenarioFile, ServerFile, StrategyList};
 use herd_sim::engine::Path;
 use herd_sim::policy::Strategy;
 use herd_sim::report::Format;
+use herd_sim::sweep::file::SweepFile;
+use herd_sim::sweep::parameter::PARAMETERS;
+use herd_sim::sweep::sink::{Destination, Start};
+use herd_sim::sweep::{Layout, SweepError, SweepSpec, DEFAULT_MAX_CELLS};
 use herd_sim::time::{parse_duration, SimDuration};
 
 /// Simulate N clients retrying against a modelled server, and count what lands in each window.
@@ -48,6 +52,152 @@ pub enum Command {
     ///
     /// Example: herd-sim plot output/sweep.csv --x clients --y peak --by strategy --out output/peak.png
     Plot(PlotArgs),
+    /// Run a grid of scenarios × seeds in parallel into CSV, one row per cell and seed.
+    ///
+    /// Example: herd-sim sweep --clients 100,1000,10000 --strategy all --seeds 30 --out output/sweep.csv
+    Sweep(SweepArgs),
+}
+
+/// Flags of `herd-sim sweep`. Every parameter flag (`--clients`, `--base`, …) takes a comma
+/// list (`100,1000`), a range (`2..8`) or a stepped range (`100ms..1s step 100ms`) and
+/// overrides the same key of the config file's `[sweep]` table.
+#[derive(Debug, Args)]
+pub struct SweepArgs {
+    /// Config file (TOML, or JSON by extension): scenario keys, and the grid in a `[sweep]` table.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+
+    /// The parameters to vary (one flag per entry of the library's parameter table).
+    #[command(flatten)]
+    pub grid: GridArgs,
+
+    /// Seeds (replicates) per cell [default: 1, or `seeds` in `[sweep]`].
+    #[arg(long, value_name = "N", value_parser = parse_whole)]
+    pub seeds: Option<u64>,
+
+    /// Master seed every row's seed derives from [default: 2015].
+    #[arg(long, value_name = "N", value_parser = parse_whole)]
+    pub seed: Option<u64>,
+
+    /// Output CSV file, or `-` for stdout. Rows are written as they finish.
+    #[arg(long, value_name = "PATH", default_value = "-")]
+    pub out: PathBuf,
+
+    /// One row per cell with mean, sd, min, max and 95 % interval of each metric over the seeds.
+    #[arg(long)]
+    pub aggregate: bool,
+
+    /// Carry on an interrupted sweep into the same --out (run the same command again).
+    #[arg(long)]
+    pub resume: bool,
+
+    /// Worker threads [default: all cores]. The output never depends on it.
+    #[arg(long, value_name = "N", value_parser = parse_whole_u32)]
+    pub threads: Option<u32>,
+
+    /// No progress bar (it is hidden anyway when stderr is not a terminal).
+    #[arg(long)]
+    pub quiet: bool,
+
+    /// Refuse grids of more cells than this [default: 10000].
+    #[arg(long, value_name = "N", value_parser = parse_whole)]
+    pub max_cells: Option<u64>,
+
+    /// Refuse cells estimated to need more memory than this, e.g. 512MiB [default: 16GiB].
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    pub memory_limit: Option<u64>,
+}
+
+/// The parameter flags of a sweep, built from [`PARAMETERS`] so that a parameter added to the
+/// library's table appears here without a line of clap.
+#[derive(Debug, Default)]
+pub struct GridArgs {
+    /// `(parameter, values as typed)`, in table order.
+    pub values: Vec<(String, String)>,
+}
+
+impl FromArgMatches for GridArgs {
+    fn from_arg_matches(matches: &ArgMatches) -> Result<Self, clap::Error> {
+        let values = PARAMETERS
+            .iter()
+            .filter_map(|p| {
+                matches.get_many::<String>(p.name).map(|words| {
+                    let words: Vec<&str> = words.map(String::as_str).collect();
+                    (p.name.to_string(), words.join(" "))
+                })
+            })
+            .collect();
+        Ok(GridArgs { values })
+    }
+
+    fn update_from_arg_matches(&mut self, matches: &ArgMatches) -> Result<(), clap::Error> {
+        *self = Self::from_arg_matches(matches)?;
+        Ok(())
+    }
+}
+
+impl Args for GridArgs {
+    fn augment_args(command: clap::Command) -> clap::Command {
+        PARAMETERS.iter().fold(command, |command, p| {
+            command.arg(
+                Arg::new(p.name)
+                    .long(p.name)
+                    .value_name("VALUES")
+                    .help(p.help)
+                    // `--base 100ms..1s step 100ms` needs no quotes: up to three words.
+                    .num_args(1..=3),
+            )
+        })
+    }
+
+    fn augment_args_for_update(command: clap::Command) -> clap::Command {
+        Self::augment_args(command)
+    }
+}
+
+impl SweepArgs {
+    /// The sweep these flags ask for, laid over the config file's.
+    pub fn spec(&self) -> Result<(SweepSpec, Destination, Start), SweepError> {
+        let file = match &self.config {
+            Some(path) => SweepFile::read(path)?,
+            None => SweepFile::default(),
+        };
+        let flags = ScenarioFile {
+            seed: self.seed,
+            memory_limit: self.memory_limit,
+            ..Default::default()
+        };
+        let mut grid = file.grid;
+        for (name, values) in &self.grid.values {
+            grid.retain(|(n, _)| n != name);
+            grid.push((name.clone(), values.clone()));
+        }
+        let spec = SweepSpec {
+            base: file.base.overridden_by(flags),
+            grid,
+            seeds: self.seeds.or(file.seeds).unwrap_or(1),
+            layout: if self.aggregate {
+                Layout::Aggregate
+            } else {
+                Layout::Tidy
+            },
+            max_cells: self
+                .max_cells
+                .or(file.max_cells)
+                .unwrap_or(DEFAULT_MAX_CELLS),
+        };
+        let destination = if self.out.as_os_str() == "-" {
+            Destination::Stdout
+        } else {
+            Destination::File(self.out.clone())
+        };
+        let start = if self.resume {
+            Start::Resume
+        } else {
+            Start::Fresh
+        };
+        Ok((spec, destination, start))
+    }
 }
 
 /// Flags of `herd-sim fixture`.

@@ -5,7 +5,7 @@
 
 mod cli;
 
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 
 use anyhow::Context;
@@ -18,7 +18,9 @@ use herd_sim::fixture::{Fixture, FixtureError};
 use herd_sim::output::OutputFile;
 use herd_sim::report::Format;
 
-use cli::{Cli, Command, FixtureArgs, FixtureFormat, PlotArgs, RunArgs};
+use herd_sim::sweep::{self, sink::RowSink, Plan, SweepError};
+
+use cli::{Cli, Command, FixtureArgs, FixtureFormat, PlotArgs, RunArgs, SweepArgs};
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
@@ -26,6 +28,7 @@ fn main() -> ExitCode {
         None => run(cli.run),
         Some(Command::Fixture(args)) => fixture(args),
         Some(Command::Plot(args)) => plot(args),
+        Some(Command::Sweep(args)) => sweep(args),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
@@ -34,9 +37,13 @@ fn main() -> ExitCode {
             let bad_chart_input = error
                 .downcast_ref::<ChartError>()
                 .is_some_and(ChartError::is_bad_input);
+            let bad_sweep_input = error
+                .downcast_ref::<SweepError>()
+                .is_some_and(SweepError::is_bad_input);
             if error.downcast_ref::<ConfigError>().is_some()
                 || error.downcast_ref::<FixtureError>().is_some()
                 || bad_chart_input
+                || bad_sweep_input
             {
                 ExitCode::from(2)
             } else {
@@ -146,6 +153,32 @@ fn commit(file: OutputFile, bytes: &[u8]) -> anyhow::Result<()> {
     let shown = file.path().display().to_string();
     file.commit(bytes)
         .with_context(|| format!("cannot write {shown}"))
+}
+
+fn sweep(args: SweepArgs) -> anyhow::Result<()> {
+    let (spec, destination, start) = args.spec()?;
+    let plan = Plan::new(spec)?;
+    // Opened before anything is simulated: a bad path fails at once.
+    let sink = RowSink::open(&plan, &destination, start)?;
+    let bar = progress_bar(plan.rows(), args.quiet);
+    let threads = args.threads.map(|n| n as usize);
+    sweep::run(&plan, sink, threads, &|done| bar.set_position(done))?;
+    bar.finish_and_clear();
+    Ok(())
+}
+
+/// The one progress-bar factory: on stderr, with rate and ETA; hidden when stderr is not a
+/// terminal (indicatif checks) or with `--quiet`, so stdout stays clean for the CSV.
+fn progress_bar(rows: u64, quiet: bool) -> indicatif::ProgressBar {
+    if quiet || !std::io::stderr().is_terminal() {
+        return indicatif::ProgressBar::hidden();
+    }
+    let bar = indicatif::ProgressBar::new(rows);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} rows  {per_sec}  ETA {eta}")
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    bar
 }
 
 /// Writes to stdout; a closed pipe (`| head`) is not an error.

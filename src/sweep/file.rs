@@ -43,8 +43,8 @@ impl SweepFile {
                 message,
             })
         };
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| file_error(format!("cannot read: {e}")))?;
+        let text =
+            std::fs::read_to_string(path).map_err(|e| file_error(format!("cannot read: {e}")))?;
         let json = path.extension().and_then(|e| e.to_str()) == Some("json");
         Self::parse(&text, json).map_err(|e| match e {
             SweepError::Config(ConfigError::File { message, .. }) => file_error(message),
@@ -154,7 +154,9 @@ mod tests {
         assert_eq!(toml.base.clients, Some(50));
         assert_eq!(toml.seeds, Some(3));
         assert!(toml.grid.contains(&("clients".into(), "100,1000".into())));
-        assert!(toml.grid.contains(&("strategy".into(), "fixed,naive".into())));
+        assert!(toml
+            .grid
+            .contains(&("strategy".into(), "fixed,naive".into())));
     }
 
     #[test]
@@ -162,7 +164,10 @@ mod tests {
         let e = SweepFile::parse("[sweep]\nclinets = [1]\n", false)
             .unwrap_err()
             .to_string();
-        assert!(e.contains("`clinets`") && e.contains("accepted: strategy"), "{e}");
+        assert!(
+            e.contains("`clinets`") && e.contains("accepted: strategy"),
+            "{e}"
+        );
         let e = SweepFile::parse("clinets = 1\n", false)
             .unwrap_err()
             .to_string();

@@ -394,11 +394,23 @@ pub fn metric_names() -> Vec<String> {
         .unwrap_or_default()
 }
 
-/// The metric fields of one run, as [`Summary`]'s CSV serialisation writes them.
+/// The metric fields of one run, from [`Summary`]'s CSV serialisation, with fractional
+/// numbers in the shortest form that reads back exactly (`1` rather than `1.0`), as in every
+/// other CSV of herd-sim.
 pub fn metric_values(summary: &Summary) -> Vec<String> {
-    summary_csv(summary)
+    let fields = summary_csv(summary)
         .map(|(_, values)| values)
-        .unwrap_or_default()
+        .unwrap_or_default();
+    fields
+        .into_iter()
+        .map(|field| {
+            let fractional = field.contains(['.', 'e', 'E']);
+            match field.parse::<f64>() {
+                Ok(number) if fractional => number.to_string(),
+                _ => field,
+            }
+        })
+        .collect()
 }
 
 /// Serialises a summary through the csv crate and reads the header and the record back.
@@ -438,16 +450,18 @@ pub fn run(
         while start < total {
             // A window at a time: the rows still waiting to be written stay below WINDOW.
             let end = (start + WINDOW).min(total);
-            (start..end).into_par_iter().try_for_each(|row| -> Result<(), SweepError> {
-                if lock().has(row) {
-                    return Ok(());
-                }
-                let fields = plan.row(row)?;
-                let mut sink = lock();
-                sink.accept(row, &fields)?;
-                progress(sink.finished());
-                Ok(())
-            })?;
+            (start..end)
+                .into_par_iter()
+                .try_for_each(|row| -> Result<(), SweepError> {
+                    if lock().has(row) {
+                        return Ok(());
+                    }
+                    let fields = plan.row(row)?;
+                    let mut sink = lock();
+                    sink.accept(row, &fields)?;
+                    progress(sink.finished());
+                    Ok(())
+                })?;
             lock().end_window()?;
             start = end;
         }
@@ -479,7 +493,11 @@ mod tests {
     fn the_grid_runs_in_table_order_last_parameter_fastest_seeds_innermost() {
         // Given out of table order on purpose: the order written does not matter.
         let p = plan(
-            &[("retries", "2,3"), ("clients", "10,20"), ("strategy", "fixed")],
+            &[
+                ("retries", "2,3"),
+                ("clients", "10,20"),
+                ("strategy", "fixed"),
+            ],
             2,
         );
         assert_eq!(p.cells(), 4);
@@ -509,7 +527,11 @@ mod tests {
     fn a_cell_has_the_same_seed_in_any_grid_and_strategies_share_it() {
         let small = plan(&[("clients", "20")], 3);
         let large = plan(
-            &[("clients", "10,20,30"), ("strategy", "all"), ("base", "1s,2s")],
+            &[
+                ("clients", "10,20,30"),
+                ("strategy", "all"),
+                ("base", "1s,2s"),
+            ],
             3,
         );
         let seeds_of = |p: &Plan, clients: &str, base: &str| -> Vec<(String, String)> {
@@ -557,7 +579,10 @@ mod tests {
         })
         .unwrap_err()
         .to_string();
-        assert!(e.contains("20000 cells") && e.contains("--max-cells 20000"), "{e}");
+        assert!(
+            e.contains("20000 cells") && e.contains("--max-cells 20000"),
+            "{e}"
+        );
         let e = Plan::new(SweepSpec {
             grid: vec![
                 ("clients".into(), "1..1000000000000".into()),

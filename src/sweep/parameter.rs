@@ -235,7 +235,11 @@ enum AxisValues {
     List(Vec<Value>),
     /// `start + i · step` for `i < count`, in the kind's integer unit. Never materialised, so
     /// a huge range costs nothing until the cell limit refuses it.
-    Stepped { start: u64, step: u64, count: u64 },
+    Stepped {
+        start: u64,
+        step: u64,
+        count: u64,
+    },
 }
 
 impl Axis {
@@ -424,7 +428,11 @@ fn parse_decimal(text: &str) -> Option<u64> {
     {
         return None;
     }
-    let whole: u64 = if whole.is_empty() { 0 } else { whole.parse().ok()? };
+    let whole: u64 = if whole.is_empty() {
+        0
+    } else {
+        whole.parse().ok()?
+    };
     let fraction: u64 = format!("{fraction:0<9}").parse().ok()?;
     whole.checked_mul(BILLION)?.checked_add(fraction)
 }
@@ -513,7 +521,10 @@ mod tests {
         let e = error("base", "100ms..1s");
         assert!(e.contains("needs a step"), "{e}");
         let e = error("strategy", "full-jitter,slow");
-        assert!(e.contains("unknown strategy `slow`") && e.contains("accepted"), "{e}");
+        assert!(
+            e.contains("unknown strategy `slow`") && e.contains("accepted"),
+            "{e}"
+        );
         let e = error("strategy", "a..b");
         assert!(e.contains("names cannot be ranged"), "{e}");
         let e = error("server", "up");

@@ -88,15 +88,19 @@ fn complete_lines(bytes: &[u8]) -> &[u8] {
 impl RowSink {
     /// Opens the output before anything is simulated, so a path that cannot be written fails
     /// at once; with [`Start::Resume`], reads back and checks what an earlier run wrote.
-    pub fn open(plan: &Plan, destination: &Destination, start: Start) -> Result<RowSink, SweepError> {
+    pub fn open(
+        plan: &Plan,
+        destination: &Destination,
+        start: Start,
+    ) -> Result<RowSink, SweepError> {
         let path = match destination {
-            Destination::Stdout if start == Start::Resume => {
-                return Err(SweepError::Setting {
-                    field: "--resume",
-                    value: "with --out -".into(),
-                    accepted: "accepted: --resume with an output file (standard output cannot be read back)".into(),
-                })
-            }
+            Destination::Stdout if start == Start::Resume => return Err(SweepError::Setting {
+                field: "--resume",
+                value: "with --out -".into(),
+                accepted:
+                    "accepted: --resume with an output file (standard output cannot be read back)"
+                        .into(),
+            }),
             Destination::Stdout => {
                 let mut sink = RowSink {
                     out: Box::new(io::stdout()),
@@ -148,7 +152,10 @@ impl RowSink {
             return Ok(sink);
         }
         let written = check_rows(plan, &existing, &shown)?;
-        let out = OpenOptions::new().write(true).open(path).map_err(io_error)?;
+        let out = OpenOptions::new()
+            .write(true)
+            .open(path)
+            .map_err(io_error)?;
         // Drop a line cut short by the interruption, then append after the last whole one.
         out.set_len(existing.len() as u64).map_err(io_error)?;
         let out = OpenOptions::new()
@@ -415,7 +422,11 @@ mod tests {
         let mut sink = RowSink::open(&p, &Destination::File(target.clone()), Start::Fresh).unwrap();
         run_rows(&p, &mut sink, &[2, 3]);
         let text = fs::read_to_string(&target).unwrap();
-        assert_eq!(text.lines().count(), 1, "only the header: rows 0 and 1 are missing");
+        assert_eq!(
+            text.lines().count(),
+            1,
+            "only the header: rows 0 and 1 are missing"
+        );
         let journal = fs::read_to_string(journal_path(&target)).unwrap();
         assert_eq!(journal.lines().count(), 2);
         assert!(journal.starts_with("2,"), "{journal}");
