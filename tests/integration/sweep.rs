@@ -83,7 +83,10 @@ fn a_cell_gives_the_same_numbers_in_any_sweep_and_in_a_plain_run() {
     let rows: Vec<&str> = small.lines().skip(1).collect();
     assert_eq!(rows.len(), 3);
     for row in &rows {
-        assert!(big.lines().any(|line| line == *row), "{row} not in the grid");
+        assert!(
+            big.lines().any(|line| line == *row),
+            "{row} not in the grid"
+        );
     }
     // A row's seed reproduces the row in a plain run.
     let fields: Vec<&str> = rows[1].split(',').collect();
@@ -108,7 +111,14 @@ fn a_cell_gives_the_same_numbers_in_any_sweep_and_in_a_plain_run() {
 
 #[test]
 fn aggregate_rows_summarise_the_tidy_rows() {
-    let args = ["--clients", "300", "--strategy", "equal-jitter", "--seeds", "5"];
+    let args = [
+        "--clients",
+        "300",
+        "--strategy",
+        "equal-jitter",
+        "--seeds",
+        "5",
+    ];
     let tidy = text(&sweep(&args));
     let mut with_aggregate = args.to_vec();
     with_aggregate.push("--aggregate");
@@ -159,7 +169,12 @@ fn a_config_file_sweep_table_equals_the_flags() {
     assert_eq!(from_file, from_flags);
     assert_eq!(text(&from_file).lines().count(), 2 * 2 * 3 * 2 + 1);
     // A flag overrides the table's entry for the same parameter.
-    let overridden = text(&sweep(&["--config", config.to_str().unwrap(), "--clients", "50"]));
+    let overridden = text(&sweep(&[
+        "--config",
+        config.to_str().unwrap(),
+        "--clients",
+        "50",
+    ]));
     assert_eq!(overridden.lines().count(), 2 * 3 * 2 + 1);
 }
 
@@ -199,7 +214,7 @@ fn a_killed_sweep_resumes_to_the_uninterrupted_file() {
     child.wait().unwrap();
     let partial = fs::read_to_string(&cut).unwrap();
     let done = partial.lines().count() - 1;
-    assert!(done >= 3 && done < 102, "killed after {done} rows");
+    assert!((3..102).contains(&done), "killed after {done} rows");
     // Valid CSV at the instant of the kill: whole lines, each as wide as the header.
     let width = partial.lines().next().unwrap().split(',').count();
     assert!(partial.ends_with('\n'));
@@ -254,7 +269,10 @@ fn bad_input_gets_one_clear_line_and_exit_2() {
             .unwrap();
         let stderr = text(&output.stderr);
         assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
-        assert!(stderr.starts_with("error: ") && stderr.contains(expected), "{args:?}: {stderr}");
+        assert!(
+            stderr.starts_with("error: ") && stderr.contains(expected),
+            "{args:?}: {stderr}"
+        );
         assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
         assert!(!out.exists(), "{args:?} left a file");
     }
