@@ -162,9 +162,15 @@ fn sweep(args: SweepArgs) -> anyhow::Result<()> {
     let sink = RowSink::open(&plan, &destination, start)?;
     let bar = progress_bar(plan.rows(), args.quiet);
     let threads = args.threads.map(|n| n as usize);
-    sweep::run(&plan, sink, threads, &|done| bar.set_position(done))?;
+    let outcome = sweep::run(&plan, sink, threads, &|done| bar.set_position(done));
     bar.finish_and_clear();
-    Ok(())
+    match outcome {
+        // `herd-sim sweep | head`: the reader has all it wanted.
+        Err(SweepError::Io { source, .. }) if source.kind() == std::io::ErrorKind::BrokenPipe => {
+            Ok(())
+        }
+        other => Ok(other?),
+    }
 }
 
 /// The one progress-bar factory: on stderr, with rate and ETA; hidden when stderr is not a
