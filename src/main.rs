@@ -181,8 +181,14 @@ fn progress_bar(rows: u64, quiet: bool) -> indicatif::ProgressBar {
     }
     let bar = indicatif::ProgressBar::new(rows);
     bar.set_style(
-        indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} rows  {per_sec}  ETA {eta}")
-            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} rows  {rate}  ETA {eta}")
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
+            .with_key(
+                "rate",
+                |state: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
+                    let _ = write!(w, "{:.1} rows/s", state.per_sec());
+                },
+            ),
     );
     bar
 }
