@@ -166,7 +166,7 @@ fn sweep(args: SweepArgs) -> anyhow::Result<()> {
     bar.finish_and_clear();
     match outcome {
         // `herd-sim sweep | head`: the reader has all it wanted.
-        Err(SweepError::Io { source, .. }) if source.kind() == std::io::ErrorKind::BrokenPipe => {
+        Err(SweepError::Io { cause, .. }) if cause.kind() == std::io::ErrorKind::BrokenPipe => {
             Ok(())
         }
         other => Ok(other?),

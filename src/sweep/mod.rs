@@ -86,15 +86,15 @@ pub enum SweepError {
         limit: u64,
     },
     /// One cell of the grid is not a valid scenario.
-    #[error("cell {cell} ({description}): {source}")]
+    #[error("cell {cell} ({description}): {problem}")]
     Cell {
         /// The cell's position in grid order, from 0.
         cell: u64,
         /// The cell's varied parameters.
         description: String,
-        /// Why the scenario is invalid.
-        #[source]
-        source: ConfigError,
+        /// Why the scenario is invalid (in the message, not a separate cause, so that
+        /// `{:#}` prints it once).
+        problem: ConfigError,
     },
     /// The base scenario (config file) is invalid.
     #[error(transparent)]
@@ -108,13 +108,12 @@ pub enum SweepError {
         reason: String,
     },
     /// The output cannot be written.
-    #[error("cannot write {path}: {source}")]
+    #[error("cannot write {path}: {cause}")]
     Io {
         /// The file (or `stdout`).
         path: String,
         /// The system's reason.
-        #[source]
-        source: io::Error,
+        cause: io::Error,
     },
 }
 
@@ -299,17 +298,17 @@ impl Plan {
         for (axis, &i) in self.axes.iter().zip(&coordinates) {
             (axis.parameter.set)(&mut file, &axis.value(i));
         }
-        file.validate().map_err(|source| SweepError::Cell {
+        file.validate().map_err(|problem| SweepError::Cell {
             cell,
             description: self
                 .axes
                 .iter()
                 .zip(&coordinates)
                 .filter(|(axis, _)| axis.len() > 1)
-                .map(|(axis, &i)| format!("{}={:?}", axis.parameter.name, axis.value(i)))
+                .map(|(axis, &i)| format!("{}={}", axis.parameter.name, axis.value(i)))
                 .collect::<Vec<_>>()
                 .join(", "),
-            source,
+            problem,
         })
     }
 
@@ -439,7 +438,7 @@ pub fn run(
     }
     let pool = builder.build().map_err(|e| SweepError::Io {
         path: "worker threads".into(),
-        source: io::Error::other(e.to_string()),
+        cause: io::Error::other(e.to_string()),
     })?;
     let total = plan.rows();
     let sink = Mutex::new(sink);
@@ -599,7 +598,7 @@ mod tests {
         })
         .unwrap_err()
         .to_string();
-        assert!(e.contains("cell 0") && e.contains("--cap"), "{e}");
+        assert!(e.starts_with("cell 0 (cap=500ms): invalid --cap"), "{e}");
         let e = Plan::new(SweepSpec {
             grid: vec![("clinets".into(), "5".into())],
             ..Default::default()

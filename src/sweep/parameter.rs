@@ -46,6 +46,19 @@ pub enum Value {
 
 const BILLION: u64 = 1_000_000_000;
 
+impl std::fmt::Display for Value {
+    /// As a user writes it: `1000`, `100ms`, `1.5`, `full-jitter`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Value::Whole(n) => write!(f, "{n}"),
+            Value::Duration(d) => write!(f, "{d}"),
+            Value::Decimal(_) => write!(f, "{}", self.decimal()),
+            Value::Strategy(s) => f.write_str(s.name()),
+            Value::Name(n) => f.write_str(n),
+        }
+    }
+}
+
 impl Value {
     fn from_units(kind: Kind, units: u64) -> Value {
         match kind {

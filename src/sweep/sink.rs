@@ -115,9 +115,9 @@ impl RowSink {
             Destination::File(path) => path,
         };
         let shown = path.display().to_string();
-        let io_error = |source: io::Error| SweepError::Io {
+        let io_error = |cause: io::Error| SweepError::Io {
             path: shown.clone(),
-            source,
+            cause,
         };
         if path.is_dir() {
             return Err(io_error(io::Error::new(
@@ -215,9 +215,9 @@ impl RowSink {
     pub fn end_window(&mut self) -> Result<(), SweepError> {
         debug_assert!(self.waiting.is_empty(), "a window ended with rows waiting");
         if let Some(journal) = &mut self.journal {
-            journal.file.set_len(0).map_err(|source| SweepError::Io {
+            journal.file.set_len(0).map_err(|cause| SweepError::Io {
                 path: journal.path.display().to_string(),
-                source,
+                cause,
             })?;
         }
         Ok(())
@@ -226,15 +226,14 @@ impl RowSink {
     /// Flushes the output and removes the journal: the file is complete.
     pub fn finish(mut self) -> Result<(), SweepError> {
         let shown = self.shown.clone();
-        self.out.flush().map_err(|source| SweepError::Io {
-            path: shown,
-            source,
-        })?;
+        self.out
+            .flush()
+            .map_err(|cause| SweepError::Io { path: shown, cause })?;
         if let Some(journal) = self.journal.take() {
             drop(journal.file);
-            fs::remove_file(&journal.path).map_err(|source| SweepError::Io {
+            fs::remove_file(&journal.path).map_err(|cause| SweepError::Io {
                 path: journal.path.display().to_string(),
-                source,
+                cause,
             })?;
         }
         Ok(())
@@ -248,9 +247,9 @@ impl RowSink {
             journal
                 .file
                 .write_all(&entry)
-                .map_err(|source| SweepError::Io {
+                .map_err(|cause| SweepError::Io {
                     path: journal.path.display().to_string(),
-                    source,
+                    cause,
                 })?;
         }
         self.waiting.insert(row, bytes);
@@ -274,9 +273,9 @@ impl RowSink {
         self.out
             .write_all(bytes)
             .and_then(|()| self.out.flush())
-            .map_err(|source| SweepError::Io {
+            .map_err(|cause| SweepError::Io {
                 path: self.shown.clone(),
-                source,
+                cause,
             })
     }
 }
