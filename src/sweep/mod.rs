@@ -342,6 +342,8 @@ impl Plan {
             Layout::Aggregate => (row, None),
         };
         let mut scenario = self.cell_scenario(cell)?;
+        // The sweep's seeds are its replicates: one run per row, with the row's own seed.
+        scenario.replicates = 1;
         let mut fields = Self::parameter_fields(&scenario);
         match replicate {
             Some(replicate) => {

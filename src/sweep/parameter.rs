@@ -8,7 +8,8 @@
 //! follow from it. Stepped ranges are computed in integers (nanoseconds, billionths), so
 //! `100ms..1s step 100ms` ends exactly at 1 s and `1..2 step 0.1` exactly at 2. No I/O here.
 
-use crate::config::{Scenario, ScenarioFile, ServerModel, StrategyList};
+use crate::config::{LatencyText, LimiterRule, Scenario, ScenarioFile, ServerModel, StrategyList};
+use crate::engine::{Latency, Work};
 use crate::policy::Strategy;
 use crate::time::{parse_duration, SimDuration};
 
@@ -131,7 +132,7 @@ fn server_file(file: &mut ScenarioFile) -> &mut crate::config::ServerFile {
 /// Every parameter a sweep can vary, in grid order: the first varies slowest, the last
 /// fastest (the README lists them). Strategy comes first so that a sweep's rows group by
 /// strategy.
-pub static PARAMETERS: [Parameter; 9] = [
+pub static PARAMETERS: [Parameter; 14] = [
     Parameter {
         name: "strategy",
         column: "strategy",
@@ -153,7 +154,7 @@ pub static PARAMETERS: [Parameter; 9] = [
         column: "retries",
         kind: Kind::Whole,
         help: "Retries per client, e.g. 2..8",
-        set: |f, v| f.retries = Some(v.whole().min(u64::from(u32::MAX)) as u32),
+        set: |f, v| f.retries = Some(u32_of(v)),
         get: |s| s.retries.to_string(),
     },
     Parameter {
@@ -191,11 +192,19 @@ pub static PARAMETERS: [Parameter; 9] = [
     Parameter {
         name: "server",
         column: "server",
-        kind: Kind::Choice(&["down"]),
-        help: "Server models, e.g. down",
+        kind: Kind::Choice(&["down", "fixed-window", "sliding-window", "token-bucket"]),
+        help: "Server models, e.g. down,fixed-window",
         set: |f, v| server_file(f).model = Some(v.name().to_string()),
-        get: |s| match s.server {
-            ServerModel::Down { .. } => "down".to_string(),
+        get: |s| {
+            match s.server {
+                ServerModel::Down { .. } => "down",
+                ServerModel::Limited(m) => match m.rule {
+                    LimiterRule::FixedWindow(_) => "fixed-window",
+                    LimiterRule::SlidingWindow(_) => "sliding-window",
+                    LimiterRule::TokenBucket(_) => "token-bucket",
+                },
+            }
+            .to_string()
         },
     },
     Parameter {
@@ -208,10 +217,83 @@ pub static PARAMETERS: [Parameter; 9] = [
             ServerModel::Down {
                 recover_at: Some(at),
             } => seconds(at),
-            ServerModel::Down { recover_at: None } => String::new(),
+            _ => String::new(),
+        },
+    },
+    Parameter {
+        name: "limit",
+        column: "limit",
+        kind: Kind::Whole,
+        help: "Window limiters: requests admitted per window, e.g. 10,30,60",
+        set: |f, v| server_file(f).limit = Some(u32_of(v)),
+        get: |s| match window_rule(s) {
+            Some((limit, _)) => limit.to_string(),
+            None => String::new(),
+        },
+    },
+    Parameter {
+        name: "window",
+        column: "window_s",
+        kind: Kind::Duration,
+        help: "Window limiters: the window length, e.g. 1s,60s",
+        set: |f, v| server_file(f).window = Some(v.duration()),
+        get: |s| match window_rule(s) {
+            Some((_, window)) => seconds(window),
+            None => String::new(),
+        },
+    },
+    Parameter {
+        name: "clients-per-address",
+        column: "clients_per_address",
+        kind: Kind::Whole,
+        help: "Limiters: clients sharing one address and so one counter, e.g. 1,5",
+        set: |f, v| server_file(f).clients_per_address = Some(u32_of(v)),
+        get: |s| match s.server {
+            ServerModel::Limited(m) => m.clients_per_address.to_string(),
+            ServerModel::Down { .. } => String::new(),
+        },
+    },
+    Parameter {
+        name: "items",
+        column: "items",
+        kind: Kind::Whole,
+        help: "Items each client fetches in sequence, e.g. 1,40",
+        set: |f, v| f.items = Some(u32_of(v)),
+        get: |s| match s.work {
+            Work::Items(k) => k.to_string(),
+            Work::Pool(_) => String::new(),
+        },
+    },
+    Parameter {
+        name: "latency",
+        column: "latency_s",
+        kind: Kind::Duration,
+        help: "Round-trip latency, e.g. 0ms,50ms,110ms",
+        set: |f, v| f.latency = Some(LatencyText(Latency::Fixed(v.duration()))),
+        get: |s| match s.latency {
+            Latency::Fixed(d) => seconds(d),
+            // Only a base scenario can set a uniform latency; written as configs write it.
+            uniform => uniform.to_string(),
         },
     },
 ];
+
+/// The limit and window of a window limiter; `None` for other servers.
+fn window_rule(scenario: &Scenario) -> Option<(u32, SimDuration)> {
+    match scenario.server {
+        ServerModel::Limited(m) => match m.rule {
+            LimiterRule::FixedWindow(r) => Some((r.limit, r.window)),
+            LimiterRule::SlidingWindow(r) => Some((r.limit, r.window)),
+            LimiterRule::TokenBucket(_) => None,
+        },
+        ServerModel::Down { .. } => None,
+    }
+}
+
+/// A whole number for a `u32` key; larger values saturate, and validation names the key.
+fn u32_of(value: &Value) -> u32 {
+    u32::try_from(value.whole()).unwrap_or(u32::MAX)
+}
 
 fn strategy_of(value: &Value) -> Strategy {
     match value {
