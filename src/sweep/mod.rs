@@ -611,6 +611,48 @@ mod tests {
     }
 
     #[test]
+    fn limiter_parameters_fill_their_columns_only_where_they_apply() {
+        let p = plan(
+            &[
+                ("server", "fixed-window,sliding-window"),
+                ("limit", "10,30"),
+                ("window", "60s"),
+            ],
+            1,
+        );
+        let header = p.header();
+        let at = |p: &Plan, row: u64, name: &str| {
+            p.key(row).unwrap()[header.iter().position(|h| h == name).unwrap()].clone()
+        };
+        // Grid order: server slower than limit.
+        assert_eq!(at(&p, 0, "server"), "fixed-window");
+        assert_eq!(
+            (at(&p, 1, "limit"), at(&p, 1, "window_s")),
+            ("30".into(), "60".into())
+        );
+        assert_eq!(at(&p, 2, "server"), "sliding-window");
+        assert_eq!(at(&p, 2, "limit"), "10");
+        assert_eq!(at(&p, 3, "clients_per_address"), "1");
+        let down = plan(&[], 1);
+        assert_eq!(at(&down, 0, "limit"), "");
+        assert_eq!(at(&down, 0, "clients_per_address"), "");
+        // Limiter keys on a down server: refused before anything runs, naming the cell.
+        let e = Plan::new(SweepSpec {
+            grid: vec![
+                ("server".into(), "down,fixed-window".into()),
+                ("limit".into(), "10".into()),
+            ],
+            ..Default::default()
+        })
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.contains("cell 0 (server=down)") && e.contains("--limit"),
+            "{e}"
+        );
+    }
+
+    #[test]
     fn metric_columns_follow_the_summary() {
         let names = metric_names();
         assert_eq!(names.first().map(String::as_str), Some("peak"));
