@@ -698,6 +698,11 @@ impl ServerModel {
         self
     }
 
+    /// True for a rate-limited server, false for `down`.
+    pub fn is_limited(&self) -> bool {
+        matches!(self, ServerModel::Limited(_))
+    }
+
     /// A short description for titles and tables.
     pub fn describe(&self) -> String {
         match self {

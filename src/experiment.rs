@@ -48,6 +48,14 @@ pub struct RunResult {
     pub histogram_served: Vec<u64>,
     /// Refused requests per window; with `histogram_served`, every request once.
     pub histogram_refused: Vec<u64>,
+    /// When the limiter's windows opened, seconds: a fixed-window limiter with a single key
+    /// only, at most [`crate::server::MAX_WINDOW_STARTS`]; absent from the JSON otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub window_starts_s: Option<Vec<f64>>,
+    /// True when the server is a rate limiter (not `down`), so its requests are drawn split
+    /// into served and refused. Not in the JSON: `server` names the model.
+    #[serde(skip)]
+    pub rate_limited: bool,
     /// The work figures over all replicates, when there is more than one (the summary and
     /// histograms above are replicate 0's).
     pub over_replicates: Option<ReplicateSpread>,
@@ -102,6 +110,11 @@ pub fn run_one(scenario: &Scenario, strategy: Strategy) -> RunResult {
         latency: scenario.latency.to_string(),
         histogram_served: tally.served_windows.counts().to_vec(),
         histogram_refused: tally.refused_windows.counts().to_vec(),
+        window_starts_s: tally
+            .window_starts
+            .as_ref()
+            .map(|starts| starts.iter().map(|t| t.as_secs_f64()).collect()),
+        rate_limited: scenario.server.is_limited(),
         over_replicates,
         published: scenario.published_for(strategy).cloned(),
     }

@@ -142,6 +142,10 @@ pub struct Tally {
     pub first_finish: Option<SimTime>,
     /// When the last client stopped: the time to finish all work.
     pub last_finish: Option<SimTime>,
+    /// When the limiter's windows opened ([`crate::server::Server::window_starts`]), read
+    /// from the server once the run is over; `None` when it has none to mark. Only the
+    /// event-queue path fills it: the independent path runs servers without windows.
+    pub window_starts: Option<Vec<SimTime>>,
 }
 
 impl Tally {
@@ -161,6 +165,7 @@ impl Tally {
             completed: 0,
             first_finish: None,
             last_finish: None,
+            window_starts: None,
         }
     }
 

@@ -20,7 +20,7 @@ use super::axis::{number, Axis, Ticked};
 use super::{
     draw_error, draw_mesh, render, ChartError, ChartSize, Drawable, ImageFormat, FONT_FAMILY,
 };
-use crate::experiment::Report;
+use crate::experiment::{Report, RunResult};
 use crate::report::seconds;
 use crate::time::SimDuration;
 
@@ -164,34 +164,48 @@ const DEFAULT_WIDTH: u32 = 1200;
 const PEAK_LABEL_H: f64 = 20.0;
 
 impl HistogramChart {
-    /// The retry histograms of `report`, one panel per run in report order.
+    /// The histograms of `report`, one panel per run in report order: retries per window
+    /// against the `down` server; against a rate limiter, every request per window split into
+    /// served (bottom) and refused (top), with the limiter's window starts marked when the
+    /// report has them (`window_starts_s`).
     pub fn from_report(report: &Report, scale: CountScale) -> HistogramChart {
         let panels = report
             .results
             .iter()
             .map(|r| {
-                let s = &r.summary;
-                Panel {
-                    label: r.strategy.name().to_string(),
-                    note: format!(
-                        "peak {} at {} · {} window{} · span {} · {} retries",
-                        s.peak,
-                        seconds(s.peak_window_s),
-                        s.windows,
-                        if s.windows == 1 { "" } else { "s" },
-                        seconds(s.span_s),
-                        s.total
-                    ),
-                    layers: vec![Layer {
-                        name: "retries".into(),
-                        counts: r.histogram.clone(),
-                        tone: Tone::Retries,
-                    }],
-                    markers_s: Vec::new(),
+                if r.rate_limited {
+                    limited_panel(r)
+                } else {
+                    retries_panel(r)
                 }
             })
             .collect();
-        let (title, subtitle, bin_s) = match report.results.first() {
+        let (title, subtitle, time_label, bin_s) = match report.results.first() {
+            Some(r) if r.rate_limited => (
+                format!(
+                    "{} client{}, {}, latency {}, retries {}, base {}, cap {}, seed {}",
+                    r.clients,
+                    if r.clients == 1 { "" } else { "s" },
+                    r.work,
+                    r.latency,
+                    r.retries,
+                    seconds(r.base_s),
+                    seconds(r.cap_s),
+                    r.seed
+                ),
+                format!(
+                    "requests per {} window{} · server {} · count axis {}",
+                    window_width(r.bin_s),
+                    match &r.over_replicates {
+                        Some(spread) => format!(" · replicate 0 of {}", spread.replicates),
+                        None => String::new(),
+                    },
+                    r.server,
+                    scale.name()
+                ),
+                "time since the clients started (s)",
+                r.bin_s,
+            ),
             Some(r) => (
                 format!(
                     "{} clients, {} retries, base {}, cap {}, seed {}",
@@ -203,19 +217,25 @@ impl HistogramChart {
                 ),
                 format!(
                     "retries per {} window · multiplier {} · server {} · count axis {}",
-                    SimDuration::from_nanos((r.bin_s * 1e9).round() as u64),
+                    window_width(r.bin_s),
                     r.multiplier,
                     r.server,
                     scale.name()
                 ),
+                "time since the herd failed (s)",
                 r.bin_s,
             ),
-            None => ("no results".into(), String::new(), 0.1),
+            None => (
+                "no results".into(),
+                String::new(),
+                "time since the herd failed (s)",
+                0.1,
+            ),
         };
         HistogramChart {
             title,
             subtitle,
-            time_label: "time since the herd failed (s)".into(),
+            time_label: time_label.into(),
             bin_s,
             panels,
             scale,
@@ -482,6 +502,69 @@ impl HistogramChart {
                 .map_err(draw_error)?;
         }
         Ok(())
+    }
+}
+
+/// The window width as the command line writes it (`100ms`).
+fn window_width(bin_s: f64) -> SimDuration {
+    SimDuration::from_nanos((bin_s * 1e9).round() as u64)
+}
+
+/// A run against the `down` server: its retries per window.
+fn retries_panel(r: &RunResult) -> Panel {
+    let s = &r.summary;
+    Panel {
+        label: r.strategy.name().to_string(),
+        note: format!(
+            "peak {} at {} · {} window{} · span {} · {} retries",
+            s.peak,
+            seconds(s.peak_window_s),
+            s.windows,
+            if s.windows == 1 { "" } else { "s" },
+            seconds(s.span_s),
+            s.total
+        ),
+        layers: vec![Layer {
+            name: "retries".into(),
+            counts: r.histogram.clone(),
+            tone: Tone::Retries,
+        }],
+        markers_s: Vec::new(),
+    }
+}
+
+/// A run against a rate limiter: every request per window, served below refused, and the
+/// limiter's window starts as markers.
+fn limited_panel(r: &RunResult) -> Panel {
+    let s = &r.summary;
+    let markers_s = r.window_starts_s.clone().unwrap_or_default();
+    let marked = match markers_s.len() {
+        0 => String::new(),
+        1 => " · 1 window start marked".to_string(),
+        n => format!(" · {n} window starts marked"),
+    };
+    Panel {
+        label: r.strategy.name().to_string(),
+        note: format!(
+            "{} requests · {} refused ({:.1}% wasted) · finish {}{marked}",
+            s.requests,
+            s.refused,
+            s.wasted_pct,
+            seconds(s.finish_s)
+        ),
+        layers: vec![
+            Layer {
+                name: "served".into(),
+                counts: r.histogram_served.clone(),
+                tone: Tone::Served,
+            },
+            Layer {
+                name: "refused".into(),
+                counts: r.histogram_refused.clone(),
+                tone: Tone::Refused,
+            },
+        ],
+        markers_s,
     }
 }
 

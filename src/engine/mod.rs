@@ -260,6 +260,7 @@ pub fn simulate_event_queue(spec: &RunSpec) -> Tally {
             });
         }
     }
+    tally.window_starts = server.window_starts();
     tally
 }
 

@@ -7,6 +7,11 @@
 //! a 429 carries `Retry-After` = stamp − floor(now) and `X-RateLimit-Reset` = stamp (written by
 //! [`super::Headers`]). When the key really goes depends on the cache store ([`Store`]).
 //! Per-key state is 24 bytes; the answer is O(1). No I/O, no randomness.
+//!
+//! With a single key the limiter also records when its windows open, for the chart's
+//! boundary markers: one push per window (never per request), into room reserved by
+//! [`FixedWindow::prepare`], at most [`MAX_WINDOW_STARTS`]. With several keys the windows of
+//! different keys open at different times, so nothing is recorded.
 
 use super::clock::{ceil_second, floor_second, Refusal};
 use crate::time::{SimDuration, NANOS_PER_SEC};
@@ -86,12 +91,22 @@ struct Window {
     stamp: u64,
 }
 
+/// Window openings recorded per run, at most: enough for days of one-minute windows, and a
+/// bound on the memory a run with tiny windows can spend on them (32 KiB). Later openings are
+/// not recorded.
+pub const MAX_WINDOW_STARTS: usize = 4096;
+
 /// A fixed-window limiter over a table of keys.
 #[derive(Clone, Debug, PartialEq)]
 pub struct FixedWindow {
     /// The rule.
     pub rule: FixedWindowRule,
     windows: Vec<Window>,
+    /// Wall times at which windows opened (first-hit: the admitted request; aligned: the
+    /// window's boundary), recorded only with a single key, see the module documentation.
+    window_starts: Vec<u64>,
+    /// True when there is a single key, so `window_starts` is recorded.
+    record_starts: bool,
 }
 
 impl FixedWindow {
@@ -100,12 +115,31 @@ impl FixedWindow {
         FixedWindow {
             rule,
             windows: Vec::new(),
+            window_starts: Vec::new(),
+            record_starts: false,
         }
     }
 
-    /// Makes room for `keys` keys, all closed.
+    /// Makes room for `keys` keys, all closed (and, with a single key, for the window starts).
     pub fn prepare(&mut self, keys: usize) {
         self.windows = vec![Window::default(); keys];
+        self.record_starts = keys == 1;
+        self.window_starts = Vec::with_capacity(if self.record_starts {
+            MAX_WINDOW_STARTS
+        } else {
+            0
+        });
+    }
+
+    /// True when window starts are recorded: [`FixedWindow::prepare`] was given a single key.
+    pub fn records_starts(&self) -> bool {
+        self.record_starts
+    }
+
+    /// Wall times (nanoseconds) at which windows opened, in order: recorded only when the
+    /// limiter has a single key, and only the first [`MAX_WINDOW_STARTS`].
+    pub fn window_starts(&self) -> &[u64] {
+        &self.window_starts
     }
 
     /// Admits (`Ok`) or refuses a request for `key` at wall time `wall`.
@@ -124,6 +158,13 @@ impl FixedWindow {
             return Ok(());
         }
         let length = rule.window.as_nanos();
+        let opened_at = match rule.start {
+            WindowStart::FirstHit => wall,
+            WindowStart::Aligned => wall - wall % length,
+        };
+        if self.record_starts && self.window_starts.len() < MAX_WINDOW_STARTS {
+            self.window_starts.push(opened_at);
+        }
         let (stamp, expires_at) = match rule.start {
             WindowStart::FirstHit => {
                 // Laravel: availableAt(window) = floor(now) + window, whole seconds.

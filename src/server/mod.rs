@@ -15,7 +15,7 @@ mod token_bucket;
 
 pub use clock::{HeaderStyle, Headers, Refusal, WallClock};
 pub use down::Down;
-pub use fixed_window::{FixedWindow, FixedWindowRule, Store, WindowStart};
+pub use fixed_window::{FixedWindow, FixedWindowRule, Store, WindowStart, MAX_WINDOW_STARTS};
 pub use sliding_window::{SlidingWindow, SlidingWindowRule};
 pub use token_bucket::{Refill, TokenBucket, TokenBucketRule};
 
@@ -67,6 +67,16 @@ impl Server {
         match self {
             Server::Down(_) => {}
             Server::Limited(limited) => limited.prepare(clients),
+        }
+    }
+
+    /// When the limiter's windows opened during the run, in order (see
+    /// [`Limited::window_starts`]); `None` for a server that has no windows to mark or whose
+    /// windows differ between keys.
+    pub fn window_starts(&self) -> Option<Vec<SimTime>> {
+        match self {
+            Server::Down(_) => None,
+            Server::Limited(limited) => limited.window_starts(),
         }
     }
 
@@ -142,6 +152,27 @@ impl Limited {
             Limiter::FixedWindow(l) => l.prepare(keys),
             Limiter::SlidingWindow(l) => l.prepare(keys),
             Limiter::TokenBucket(l) => l.prepare(keys),
+        }
+    }
+
+    /// When the windows of a fixed-window limiter with a single key (one client, or every
+    /// client behind one address) opened, in simulated time; `None` for the rolling limiters
+    /// (no windows) and for several keys (each key's windows open at their own times). An
+    /// aligned window that opened before the run started (a non-zero epoch phase) is left out;
+    /// at most [`MAX_WINDOW_STARTS`] are kept.
+    pub fn window_starts(&self) -> Option<Vec<SimTime>> {
+        match &self.limiter {
+            Limiter::FixedWindow(l) if l.records_starts() => {
+                let phase = self.headers.clock.phase.as_nanos();
+                Some(
+                    l.window_starts()
+                        .iter()
+                        .filter(|&&wall| wall >= phase)
+                        .map(|&wall| self.headers.clock.sim(wall))
+                        .collect(),
+                )
+            }
+            _ => None,
         }
     }
 
