@@ -86,7 +86,7 @@ fn run(args: RunArgs) -> anyhow::Result<()> {
     for (path, format) in [(&args.png, ImageFormat::Png), (&args.svg, ImageFormat::Svg)] {
         if let Some(path) = path {
             if let Some(size) = args.chart_size {
-                HistogramChart::check_size(scenario.strategies.len(), size)?;
+                HistogramChart::check_size_for(&scenario, size)?;
             }
             charts.push((create_output(path)?, format));
         }

@@ -89,6 +89,18 @@ impl Ticked {
     }
 }
 
+impl Ticked {
+    /// The same coordinate without fractional ticks on a linear axis: counts are whole, so an
+    /// axis of a few requests reads 0, 1, 2 rather than 0, 0.5, 1. Ticks of 1 and up are whole
+    /// already and stay as they are.
+    pub fn whole_numbers(mut self) -> Ticked {
+        if !self.axis.log {
+            self.ticks.retain(|t| t.fract() == 0.0);
+        }
+        self
+    }
+}
+
 impl Ranged for Ticked {
     type ValueType = f64;
     type FormatOption = NoDefaultFormatting;

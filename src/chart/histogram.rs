@@ -20,6 +20,7 @@ use super::axis::{number, Axis, Ticked};
 use super::{
     draw_error, draw_mesh, render, ChartError, ChartSize, Drawable, ImageFormat, FONT_FAMILY,
 };
+use crate::config::Scenario;
 use crate::experiment::{Report, RunResult};
 use crate::report::seconds;
 use crate::time::SimDuration;
@@ -137,7 +138,8 @@ impl Panel {
 pub struct HistogramChart {
     /// First line of the title: the scenario.
     pub title: String,
-    /// Second line: what is counted, the server, the scale.
+    /// Second line: what is counted, the server, the scale. Each `\n` starts a further line,
+    /// and the title band grows to hold it.
     pub subtitle: String,
     /// Name of the time axis.
     pub time_label: String,
@@ -152,6 +154,8 @@ pub struct HistogramChart {
 /// Pixel layout constants: the title band, each panel's caption band, the bottom axis band,
 /// the left label band, and the smallest plot height that still reads.
 const TITLE_H: u32 = 62;
+/// Height of each subtitle line after the first.
+const SUBTITLE_LINE_H: u32 = 18;
 const CAPTION_H: u32 = 22;
 const X_AXIS_H: u32 = 48;
 const Y_LABELS_W: u32 = 64;
@@ -160,6 +164,10 @@ const MIN_PLOT_H: u32 = 40;
 /// Default plot height per panel, and default width.
 const PANEL_PLOT_H: u32 = 130;
 const DEFAULT_WIDTH: u32 = 1200;
+/// The colour of the vertical markers, and their legend entry (the only markers drawn are a
+/// limiter's window starts).
+const MARKER_COLOR: RGBColor = RGBColor(150, 150, 150);
+const MARKER_LEGEND: &str = "limiter window opens";
 /// Room above the tallest bar for its peak label, in pixels.
 const PEAK_LABEL_H: f64 = 20.0;
 
@@ -194,13 +202,13 @@ impl HistogramChart {
                     r.seed
                 ),
                 format!(
-                    "requests per {} window{} · server {} · count axis {}",
+                    "server {}\nrequests per {} window{} · count axis {}",
+                    r.server,
                     window_width(r.bin_s),
                     match &r.over_replicates {
                         Some(spread) => format!(" · replicate 0 of {}", spread.replicates),
                         None => String::new(),
                     },
-                    r.server,
                     scale.name()
                 ),
                 "time since the clients started (s)",
@@ -247,15 +255,37 @@ impl HistogramChart {
         let n = self.panels.len().max(1) as u32;
         ChartSize {
             width: DEFAULT_WIDTH,
-            height: TITLE_H + X_AXIS_H + n * (CAPTION_H + PANEL_PLOT_H),
+            height: self.title_height() + X_AXIS_H + n * (CAPTION_H + PANEL_PLOT_H),
         }
     }
 
-    /// Refuses a size too short to give each of `panels` panels a readable plot; callers
-    /// check before simulating so a bad size fails at once.
+    /// Refuses a size too short to give each of `panels` panels a readable plot under a
+    /// one-line subtitle (the chart of a run against the `down` server); callers check before
+    /// simulating so a bad size fails at once.
     pub fn check_size(panels: usize, size: ChartSize) -> Result<(), ChartError> {
+        Self::check_height(panels, TITLE_H, size)
+    }
+
+    /// [`Self::check_size`] for the chart [`Self::from_report`] will draw of `scenario`:
+    /// against a rate limiter its subtitle takes two lines.
+    pub fn check_size_for(scenario: &Scenario, size: ChartSize) -> Result<(), ChartError> {
+        let title_h = if scenario.server.is_limited() {
+            TITLE_H + SUBTITLE_LINE_H
+        } else {
+            TITLE_H
+        };
+        Self::check_height(scenario.strategies.len(), title_h, size)
+    }
+
+    /// The height of the title band: the title and every subtitle line.
+    fn title_height(&self) -> u32 {
+        let lines = self.subtitle.split('\n').count() as u32;
+        TITLE_H + SUBTITLE_LINE_H * (lines - 1)
+    }
+
+    fn check_height(panels: usize, title_h: u32, size: ChartSize) -> Result<(), ChartError> {
         let n = panels.max(1) as u32;
-        let min_height = TITLE_H + X_AXIS_H + n * (CAPTION_H + MIN_PLOT_H);
+        let min_height = title_h + X_AXIS_H + n * (CAPTION_H + MIN_PLOT_H);
         if size.height < min_height {
             return Err(ChartError::Invalid {
                 field: "--chart-size",
@@ -273,7 +303,7 @@ impl HistogramChart {
         size: Option<ChartSize>,
     ) -> Result<Vec<u8>, ChartError> {
         let size = size.unwrap_or_else(|| self.default_size());
-        Self::check_size(self.panels.len(), size)?;
+        Self::check_height(self.panels.len(), self.title_height(), size)?;
         render(self, format, size)
     }
 
@@ -281,7 +311,7 @@ impl HistogramChart {
     /// (given to the title band so every panel's plot is exactly the same height).
     fn plot_height(&self, height: u32) -> (u32, u32) {
         let n = self.panels.len().max(1) as u32;
-        let free = height - TITLE_H - X_AXIS_H;
+        let free = height - self.title_height() - X_AXIS_H;
         let per_panel = free / n;
         (per_panel - CAPTION_H, free - per_panel * n)
     }
@@ -347,12 +377,12 @@ impl HistogramChart {
         )
         .map_err(draw_error)?;
         let grey = RGBColor(90, 90, 90);
-        band.draw_text(
-            &self.subtitle,
-            &(FONT_FAMILY, 14).into_font().color(&grey),
-            (x, 38),
-        )
-        .map_err(draw_error)?;
+        let mut line_y = 38;
+        for (i, line) in self.subtitle.split('\n').enumerate() {
+            line_y = 38 + (i as u32 * SUBTITLE_LINE_H) as i32;
+            band.draw_text(line, &(FONT_FAMILY, 14).into_font().color(&grey), (x, line_y))
+                .map_err(draw_error)?;
+        }
         // A legend only when a panel stacks more than one layer.
         let mut legend: Vec<(&str, Tone)> = Vec::new();
         for layer in self.panels.iter().flat_map(|p| &p.layers) {
@@ -360,16 +390,31 @@ impl HistogramChart {
                 legend.push((&layer.name, layer.tone));
             }
         }
-        if legend.len() > 1 {
+        let marked = self.panels.iter().any(|p| !p.markers_s.is_empty());
+        if legend.len() > 1 || marked {
             let style = (FONT_FAMILY, 14).into_font().color(&BLACK);
             let mut right = band.dim_in_pixel().0 as i32 - RIGHT_MARGIN as i32;
+            if marked {
+                let (w, _) = band
+                    .estimate_text_size(MARKER_LEGEND, &style)
+                    .map_err(draw_error)?;
+                right -= w as i32;
+                band.draw_text(MARKER_LEGEND, &style, (right, line_y))
+                    .map_err(draw_error)?;
+                band.draw(&Rectangle::new(
+                    [(right - 12, line_y), (right - 11, line_y + 16)],
+                    MARKER_COLOR.filled(),
+                ))
+                .map_err(draw_error)?;
+                right -= 32;
+            }
             for (name, tone) in legend.iter().rev() {
                 let (w, _) = band.estimate_text_size(name, &style).map_err(draw_error)?;
                 right -= w as i32;
-                band.draw_text(name, &style, (right, 38))
+                band.draw_text(name, &style, (right, line_y))
                     .map_err(draw_error)?;
                 band.draw(&Rectangle::new(
-                    [(right - 18, 40), (right - 6, 52)],
+                    [(right - 18, line_y + 2), (right - 6, line_y + 14)],
                     tone.color().filled(),
                 ))
                 .map_err(draw_error)?;
@@ -417,7 +462,7 @@ impl HistogramChart {
             .x_label_area_size(if last { X_AXIS_H } else { 0 })
             .build_cartesian_2d(
                 Ticked::new(time, ((width / 110).max(2)) as usize),
-                Ticked::new(count, ((plot_h / 32).max(2)) as usize),
+                Ticked::new(count, ((plot_h / 32).max(2)) as usize).whole_numbers(),
             )
             .map_err(draw_error)?;
         draw_mesh(&mut chart, &self.time_label, false)?;
@@ -435,7 +480,7 @@ impl HistogramChart {
             plotting
                 .draw(&PathElement::new(
                     [(at, base), (at, count.range().end)],
-                    RGBColor(150, 150, 150).stroke_width(1),
+                    MARKER_COLOR.stroke_width(1),
                 ))
                 .map_err(draw_error)?;
         }
@@ -533,21 +578,29 @@ fn retries_panel(r: &RunResult) -> Panel {
     }
 }
 
+/// Window starts listed by time in a panel's caption; beyond this many they are counted.
+const MARKERS_LISTED: usize = 4;
+
 /// A run against a rate limiter: every request per window, served below refused, and the
 /// limiter's window starts as markers.
 fn limited_panel(r: &RunResult) -> Panel {
     let s = &r.summary;
     let markers_s = r.window_starts_s.clone().unwrap_or_default();
+    // A few window starts are listed (the one at 0 s hides in the count axis); more are counted.
     let marked = match markers_s.len() {
         0 => String::new(),
-        1 => " · 1 window start marked".to_string(),
+        1..=MARKERS_LISTED => {
+            let at: Vec<String> = markers_s.iter().map(|&t| seconds(t)).collect();
+            format!(" · windows open at {}", at.join(", "))
+        }
         n => format!(" · {n} window starts marked"),
     };
     Panel {
         label: r.strategy.name().to_string(),
         note: format!(
-            "{} requests · {} refused ({:.1}% wasted) · finish {}{marked}",
+            "{} requests: {} served, {} refused ({:.1}% wasted) · finish {}{marked}",
             s.requests,
+            s.requests - s.refused,
             s.refused,
             s.wasted_pct,
             seconds(s.finish_s)
@@ -575,7 +628,7 @@ impl Drawable for HistogramChart {
     {
         let (_, height) = root.dim_in_pixel();
         let (plot_h, spare) = self.plot_height(height);
-        let (title, mut rest) = root.split_vertically(TITLE_H + spare);
+        let (title, mut rest) = root.split_vertically(self.title_height() + spare);
         self.draw_title(&title)?;
         let n = self.panels.len();
         for index in 0..n {
