@@ -380,8 +380,12 @@ impl HistogramChart {
         let mut line_y = 38;
         for (i, line) in self.subtitle.split('\n').enumerate() {
             line_y = 38 + (i as u32 * SUBTITLE_LINE_H) as i32;
-            band.draw_text(line, &(FONT_FAMILY, 14).into_font().color(&grey), (x, line_y))
-                .map_err(draw_error)?;
+            band.draw_text(
+                line,
+                &(FONT_FAMILY, 14).into_font().color(&grey),
+                (x, line_y),
+            )
+            .map_err(draw_error)?;
         }
         // A legend only when a panel stacks more than one layer.
         let mut legend: Vec<(&str, Tone)> = Vec::new();

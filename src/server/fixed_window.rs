@@ -276,6 +276,39 @@ mod tests {
     }
 
     #[test]
+    fn a_single_key_records_each_window_opening_up_to_the_cap() {
+        // Limit 1 per 10 ns, precise store: a request every 5 ns opens a window every other
+        // time (at 0, 10, 20, ...); the one between is refused and opens nothing.
+        let rule = FixedWindowRule {
+            limit: 1,
+            window: SimDuration(10),
+            start: WindowStart::FirstHit,
+            store: Store::Precise,
+        };
+        let mut one = FixedWindow::new(rule);
+        one.prepare(1);
+        for i in 0..2 * MAX_WINDOW_STARTS as u64 + 10 {
+            let _ = one.admit(5 * i, 0);
+        }
+        let expected: Vec<u64> = (0..MAX_WINDOW_STARTS as u64).map(|k| 10 * k).collect();
+        assert_eq!(one.window_starts(), expected);
+        // Aligned: a window first hit at 13 ns opened at its boundary, 10 ns.
+        let mut aligned = FixedWindow::new(FixedWindowRule {
+            start: WindowStart::Aligned,
+            ..rule
+        });
+        aligned.prepare(1);
+        let _ = aligned.admit(13, 0);
+        assert_eq!(aligned.window_starts(), [10]);
+        // Two keys open windows at their own times: nothing is recorded.
+        let mut two = FixedWindow::new(rule);
+        two.prepare(2);
+        let _ = two.admit(0, 0);
+        let _ = two.admit(3, 1);
+        assert!(!two.records_starts() && two.window_starts().is_empty());
+    }
+
+    #[test]
     fn aligned_windows_close_at_multiples_of_the_window() {
         // Window [0, 10) s of wall time: t=3 (wall 3.5) refused, Retry-After 10 - 3 = 7 s;
         // t=9.8 (wall 10.3) is in the next window.

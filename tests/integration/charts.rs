@@ -322,3 +322,193 @@ fn plot_refuses_unknown_columns_with_the_list_and_writes_nothing() {
         .stderr(predicate::str::contains("cannot read"));
     assert!(!out.exists());
 }
+
+/// The JSON of one run as a value.
+fn json_result(args: &[&str]) -> serde_json::Value {
+    let out = herd()
+        .args(args)
+        .args(["--format", "json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let value: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    value["results"][0].clone()
+}
+
+fn numbers(value: &serde_json::Value) -> Vec<f64> {
+    value
+        .as_array()
+        .unwrap_or_else(|| panic!("not an array: {value}"))
+        .iter()
+        .map(|v| v.as_f64().unwrap())
+        .collect()
+}
+
+/// One client, 5 items, 1 s round trips, `fixed` retries after 4 s, against 3 requests per
+/// 10 s (first-hit windows, precise store), counted per 5 s window. Worked by hand: served at
+/// 0, 1, 2 s (the window opened at 0 s lasts to 10 s); refused at 3 s, and at 3 + 1 + 4 = 8 s;
+/// the retry at 8 + 1 + 4 = 13 s opens a new window and is served, and so is 14 s, the last
+/// item (finish 15 s). Per 5 s window: served 3, 0, 2; refused 1, 1; windows open at 0 and 13 s.
+const SMALL_LIMITED: [&str; 22] = [
+    "--clients",
+    "1",
+    "--server",
+    "fixed-window",
+    "--limit",
+    "3",
+    "--window",
+    "10s",
+    "--store",
+    "precise",
+    "--items",
+    "5",
+    "--latency",
+    "1s",
+    "--strategy",
+    "fixed",
+    "--base",
+    "4s",
+    "--bin",
+    "5s",
+    "--seed",
+    "3",
+];
+
+#[test]
+fn limited_run_stacks_served_under_refused_in_proportion_with_window_starts_marked() {
+    let dir = tempfile::tempdir().unwrap();
+    let (json, png) = (dir.path().join("run.json"), dir.path().join("run.png"));
+    herd()
+        .args(SMALL_LIMITED)
+        .args(["--format", "json", "--out"])
+        .arg(&json)
+        .arg("--png")
+        .arg(&png)
+        .args(["--chart-size", "900x400"])
+        .assert()
+        .success();
+    let result = &serde_json::from_slice::<serde_json::Value>(&std::fs::read(&json).unwrap())
+        .unwrap()["results"][0];
+    assert_eq!(numbers(&result["histogram_served"]), [3.0, 0.0, 2.0]);
+    assert_eq!(numbers(&result["histogram_refused"]), [1.0, 1.0]);
+    assert_eq!(numbers(&result["window_starts_s"]), [0.0, 13.0]);
+    assert_eq!(
+        (result["requests"].as_u64(), result["refused"].as_u64()),
+        (Some(7), Some(2))
+    );
+
+    let picture = Picture::read(&png);
+    assert_eq!((picture.width, picture.height), (900, 400));
+    let (green, red) = (Tone::Served.rgb(), Tone::Refused.rgb());
+    // The green bars are the tallest green band (the other is the legend's swatch).
+    let bars = *picture
+        .row_bands(green)
+        .iter()
+        .max_by_key(|(top, bottom)| bottom - top)
+        .unwrap();
+    // Windows 0 and 2 are green, so green spans the whole time axis, 0 to 15 s.
+    let (left, right) = picture.extent(bars, green);
+    let px_per_s = (right + 1 - left) as f64 / 15.0;
+    let column = |t: f64| left + (t * px_per_s) as usize;
+    // The rows of the stacks: from the top of window 0's (red on green, the highest red band
+    // under the legend) to the base.
+    let legend = picture.row_bands(green)[0];
+    let stack_top = picture
+        .row_bands(red)
+        .iter()
+        .map(|band| band.0)
+        .filter(|&top| top > legend.1)
+        .min()
+        .unwrap();
+    let plot = (stack_top, bars.1);
+    let px_per_request = picture.height_in(column(2.5), plot, green) as f64 / 3.0;
+    assert!(px_per_request > 20.0, "{px_per_request} px per request");
+    for (t, served, refused) in [(2.5, 3.0, 1.0), (7.5, 0.0, 1.0), (11.5, 2.0, 0.0)] {
+        for (color, count, name) in [(green, served, "served"), (red, refused, "refused")] {
+            let px = picture.height_in(column(t), plot, color) as f64;
+            let expected = count * px_per_request;
+            assert!(
+                (px - expected).abs() <= 2.0,
+                "window at {t} s: {count} {name} drawn {px} px tall, expected {expected:.1}"
+            );
+        }
+    }
+    // Refused sits on top of served: in window 0 the lowest red pixel is just above the
+    // highest green one.
+    let x = column(2.5);
+    let top_green = (plot.0..=plot.1)
+        .find(|&y| picture.at(x, y) == green)
+        .unwrap();
+    let bottom_red = (plot.0..=plot.1)
+        .rev()
+        .find(|&y| picture.at(x, y) == red)
+        .unwrap();
+    assert_eq!(bottom_red + 1, top_green);
+
+    // The marker at 13 s: a grey line above window 2's two-request bar, at least up to where
+    // window 0's four-request stack reaches; no marker at 5 or 10 s (window boundaries of the
+    // histogram, not of the limiter) nor anywhere else in window 2.
+    let marker = (150, 150, 150);
+    let marked = |t: f64| {
+        (column(t).saturating_sub(1)..=column(t) + 1)
+            .map(|x| picture.height_in(x, plot, marker))
+            .max()
+            .unwrap() as f64
+    };
+    assert!(
+        marked(13.0) >= 2.0 * px_per_request - 2.0,
+        "{} grey px at 13 s",
+        marked(13.0)
+    );
+    for t in [5.0, 10.5, 11.5, 14.5] {
+        assert_eq!(marked(t), 0.0, "a marker at {t} s");
+    }
+}
+
+#[test]
+fn window_starts_follow_the_window_rule_and_only_a_single_key_has_them() {
+    // Aligned windows [0, 10) and [10, 20) s: the same requests (the retry at 13 s is the
+    // first in the second window), which opened at its boundary, 10 s.
+    let aligned = [&SMALL_LIMITED[..], &["--window-start", "aligned"]].concat();
+    let result = json_result(&aligned);
+    assert_eq!(numbers(&result["window_starts_s"]), [0.0, 10.0]);
+    // Half a second into the wall clock's second the aligned windows start at wall 0 and 10 s,
+    // i.e. -0.5 s (before the run: left out) and 9.5 s.
+    let phased = [&aligned[..], &["--epoch-phase", "0.5s"]].concat();
+    assert_eq!(numbers(&json_result(&phased)["window_starts_s"]), [9.5]);
+    // Five clients behind one address share one key: its windows are marked.
+    let shared = json_result(&[
+        "--clients",
+        "5",
+        "--server",
+        "fixed-window",
+        "--clients-per-address",
+        "5",
+        "--limit",
+        "3",
+        "--window",
+        "10s",
+        "--strategy",
+        "fixed",
+        "--base",
+        "4s",
+    ]);
+    assert!(!numbers(&shared["window_starts_s"]).is_empty());
+    // A key per client, a rolling limiter, and the down server have none: the field is absent.
+    for args in [
+        &["--clients", "2", "--server", "fixed-window"][..],
+        &["--clients", "1", "--server", "sliding-window"],
+        &["--clients", "1", "--server", "token-bucket"],
+        &["--clients", "1"],
+    ] {
+        let result = json_result(args);
+        assert!(
+            result.get("window_starts_s").is_none(),
+            "{args:?}: {result}"
+        );
+    }
+}
