@@ -323,20 +323,9 @@ fn plot_refuses_unknown_columns_with_the_list_and_writes_nothing() {
     assert!(!out.exists());
 }
 
-/// The JSON of one run as a value.
+/// The JSON of the first run of `args`.
 fn json_result(args: &[&str]) -> serde_json::Value {
-    let out = herd()
-        .args(args)
-        .args(["--format", "json"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let value: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    value["results"][0].clone()
+    crate::core::json_of(args)["results"][0].clone()
 }
 
 fn numbers(value: &serde_json::Value) -> Vec<f64> {

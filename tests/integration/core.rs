@@ -31,7 +31,8 @@ fn scenario(
     .expect("valid scenario")
 }
 
-fn json_of(args: &[&str]) -> Value {
+/// The JSON report of a run with `args` (shared with the other modules).
+pub(crate) fn json_of(args: &[&str]) -> Value {
     let out = herd_sim()
         .args(args)
         .args(["--format", "json"])
