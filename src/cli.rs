@@ -551,6 +551,7 @@ impl RunArgs {
             None
         };
         ScenarioFile {
+            sweep: None,
             clients: self.clients,
             strategy: self.strategy.clone(),
             retries: self.retries,

@@ -407,6 +407,10 @@ pub struct Published {
 #[derive(Clone, Debug, Default, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ScenarioFile {
+    /// A `[sweep]` table: read by `herd-sim sweep`, ignored by a plain run so one file can
+    /// serve both.
+    #[serde(default)]
+    pub sweep: Option<serde::de::IgnoredAny>,
     /// Number of clients (`--clients`).
     pub clients: Option<u64>,
     /// Strategies to run (`--strategy`).
@@ -471,6 +475,7 @@ impl ScenarioFile {
             (a, b) => b.or(a),
         };
         ScenarioFile {
+            sweep: over.sweep.or(self.sweep),
             clients: over.clients.or(self.clients),
             strategy: over.strategy.or(self.strategy),
             retries: over.retries.or(self.retries),
@@ -949,6 +954,13 @@ mod tests {
             ..Default::default()
         });
         assert!(e.contains("estimated") && e.contains("GiB"), "{e}");
+    }
+
+    #[test]
+    fn a_sweep_table_is_left_to_the_sweep() {
+        let file =
+            ScenarioFile::parse("clients = 7\n[sweep]\nclients = [1, 2]\n", Some("toml")).unwrap();
+        assert_eq!(file.validate().unwrap().clients, 7);
     }
 
     #[test]
