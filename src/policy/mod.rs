@@ -116,6 +116,12 @@ impl Strategy {
         )
     }
 
+    /// True when [`Strategy::delay`] reads the previous wait; every other strategy ignores it,
+    /// so the engine need not keep it.
+    pub const fn reads_previous_wait(self) -> bool {
+        matches!(self, Strategy::DecorrelatedJitter)
+    }
+
     /// The wait before retry `retry` (1-based), given the previous wait (`base` before the first
     /// retry) and what the server said. Pure: the only state is `rng`. Always inlined: it is
     /// called once per refusal in the hot loop, and a call there costs more than the match.
@@ -357,6 +363,31 @@ mod tests {
             assert!(d >= b.base && d <= b.cap);
             assert!(d.as_nanos() < 3 * previous.as_nanos() || d == b.cap);
             previous = d;
+        }
+    }
+
+    #[test]
+    fn only_strategies_that_say_so_read_the_previous_wait() {
+        // The engine drops the previous wait from its events for the others, so a different
+        // previous wait must give the same delay (and leave the generator in the same state).
+        let b = backoff();
+        let hints = Hints {
+            retry_after: Some(SimDuration::from_secs(3)),
+            reset_in: Some(SimDuration::from_secs(2)),
+        };
+        for strategy in Strategy::every() {
+            let mut differs = false;
+            for seed in 0..50 {
+                for retry in 1..=6 {
+                    let mut a = ClientRng::new(seed);
+                    let mut c = ClientRng::new(seed);
+                    let from_base = strategy.delay(retry, b.base, &hints, &b, &mut a);
+                    let from_long =
+                        strategy.delay(retry, SimDuration::from_secs(9), &hints, &b, &mut c);
+                    differs |= from_base != from_long || a != c;
+                }
+            }
+            assert_eq!(differs, strategy.reads_previous_wait(), "{strategy}");
         }
     }
 
