@@ -63,8 +63,9 @@ pub struct EventQueue<T> {
     run: Vec<Event<T>>,
     front: usize,
     /// `buckets[level * 256 + digit]`: events whose highest byte differing from `base` is
-    /// `level`, and whose byte there is `digit`.
-    buckets: Vec<Vec<Event<T>>>,
+    /// `level`, and whose byte there is `digit`. A fixed-size array so that indexing it with a
+    /// masked level and a byte needs no bounds check.
+    buckets: Box<[Vec<Event<T>>; LEVELS * DIGITS]>,
     /// One bit per bucket: non-empty.
     occupied: [[u64; DIGITS / 64]; LEVELS],
     /// One bit per level: some bucket of it is non-empty (so finding the lowest bucket reads
@@ -87,7 +88,7 @@ impl<T: Copy> EventQueue<T> {
             now: 0,
             run: Vec::new(),
             front: 0,
-            buckets: (0..LEVELS * DIGITS).map(|_| Vec::new()).collect(),
+            buckets: Box::new(std::array::from_fn(|_| Vec::new())),
             occupied: [[0; DIGITS / 64]; LEVELS],
             levels: 0,
             len: 0,
@@ -115,7 +116,7 @@ impl<T: Copy> EventQueue<T> {
     /// Schedules `event`. Its time must not be before the last popped event's time (the
     /// discrete-event invariant); an earlier time is a bug in the caller and panics in debug
     /// builds, and is treated as that time in release builds.
-    #[inline]
+    #[inline(always)]
     pub fn push(&mut self, event: Event<T>) {
         debug_assert!(
             event.time.0 >= self.now,
@@ -126,10 +127,7 @@ impl<T: Copy> EventQueue<T> {
         self.len += 1;
         let time = event.time.0;
         if time > self.base {
-            let diff = time ^ self.base;
-            let level = (63 - diff.leading_zeros() as usize) / 8;
-            let digit = ((time >> (level * 8)) & 0xff) as usize;
-            self.file(level, digit, event);
+            self.file(time ^ self.base, event);
         } else if time == self.base {
             self.run.push(event);
         } else {
@@ -146,11 +144,19 @@ impl<T: Copy> EventQueue<T> {
         self.run.insert(self.front + offset, event);
     }
 
+    /// Files an event after the base in its bucket; `diff` is its time XOR the base (not 0).
     #[inline(always)]
-    fn file(&mut self, level: usize, digit: usize, event: Event<T>) {
-        self.buckets[level * DIGITS + digit].push(event);
-        self.occupied[level][digit / 64] |= 1 << (digit % 64);
-        self.levels |= 1 << level;
+    fn file(&mut self, diff: u64, event: Event<T>) {
+        // The mask only tells the compiler what `diff > 0` already guarantees (level < 8).
+        let level = (63 - diff.leading_zeros() as usize) / 8 & (LEVELS - 1);
+        let digit = ((event.time.0 >> (level * 8)) & 0xff) as usize;
+        let bucket = &mut self.buckets[level * DIGITS + digit];
+        // The bits change only when a bucket becomes non-empty, so most pushes skip them.
+        if bucket.is_empty() {
+            self.occupied[level][digit / 64] |= 1 << (digit % 64);
+            self.levels |= 1 << level;
+        }
+        bucket.push(event);
     }
 
     /// Removes and returns the earliest event (FIFO among equal times).
@@ -207,9 +213,7 @@ impl<T: Copy> EventQueue<T> {
                 if diff == 0 {
                     self.run.push(event);
                 } else {
-                    let lower = (63 - diff.leading_zeros() as usize) / 8;
-                    let d = ((event.time.0 >> (lower * 8)) & 0xff) as usize;
-                    self.file(lower, d, event);
+                    self.file(diff, event);
                 }
             }
             // Give the emptied buffer back so its capacity is reused.
