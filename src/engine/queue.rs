@@ -150,7 +150,7 @@ impl<T: Copy> EventQueue<T> {
     #[inline(always)]
     fn file(&mut self, diff: u64, event: Event<T>) {
         // The mask only tells the compiler what `diff > 0` already guarantees (level < 8).
-        let level = (63 - diff.leading_zeros() as usize) / 8 & (LEVELS - 1);
+        let level = ((63 - diff.leading_zeros() as usize) / 8) & (LEVELS - 1);
         let digit = ((event.time.0 >> (level * 8)) & 0xff) as usize;
         let bucket = &mut self.buckets[level * DIGITS + digit];
         // The bits change only when a bucket becomes non-empty, so most pushes skip them.
