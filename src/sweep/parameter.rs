@@ -132,7 +132,7 @@ fn server_file(file: &mut ScenarioFile) -> &mut crate::config::ServerFile {
 /// Every parameter a sweep can vary, in grid order: the first varies slowest, the last
 /// fastest (the README lists them). Strategy comes first so that a sweep's rows group by
 /// strategy.
-pub static PARAMETERS: [Parameter; 14] = [
+pub static PARAMETERS: [Parameter; 18] = [
     Parameter {
         name: "strategy",
         column: "strategy",
@@ -254,6 +254,41 @@ pub static PARAMETERS: [Parameter; 14] = [
         },
     },
     Parameter {
+        name: "capacity",
+        column: "capacity",
+        kind: Kind::Whole,
+        help: "Token bucket: tokens it holds when full, e.g. 10,30",
+        set: |f, v| server_file(f).capacity = Some(u32_of(v)),
+        get: |s| token_rule(s).map_or(String::new(), |r| r.capacity.to_string()),
+    },
+    Parameter {
+        name: "refill",
+        column: "refill",
+        kind: Kind::Whole,
+        help: "Token bucket: tokens added per refill interval, e.g. 1,5",
+        set: |f, v| server_file(f).refill = Some(u32_of(v)),
+        get: |s| token_rule(s).map_or(String::new(), |r| r.refill.to_string()),
+    },
+    Parameter {
+        name: "refill-interval",
+        column: "refill_interval_s",
+        kind: Kind::Duration,
+        help: "Token bucket: the refill interval, e.g. 1s,2s",
+        set: |f, v| server_file(f).refill_interval = Some(v.duration()),
+        get: |s| token_rule(s).map_or(String::new(), |r| seconds(r.interval)),
+    },
+    Parameter {
+        name: "epoch-phase",
+        column: "epoch_phase_s",
+        kind: Kind::Duration,
+        help: "Limiters: where in the Unix second the run starts, e.g. 0ms..900ms step 100ms",
+        set: |f, v| server_file(f).epoch_phase = Some(v.duration()),
+        get: |s| match s.server {
+            ServerModel::Limited(m) => seconds(m.epoch_phase),
+            ServerModel::Down { .. } => String::new(),
+        },
+    },
+    Parameter {
         name: "items",
         column: "items",
         kind: Kind::Whole,
@@ -277,6 +312,17 @@ pub static PARAMETERS: [Parameter; 14] = [
         },
     },
 ];
+
+/// The rule of a token bucket; `None` for other servers.
+fn token_rule(scenario: &Scenario) -> Option<crate::server::TokenBucketRule> {
+    match scenario.server {
+        ServerModel::Limited(m) => match m.rule {
+            LimiterRule::TokenBucket(r) => Some(r),
+            _ => None,
+        },
+        ServerModel::Down { .. } => None,
+    }
+}
 
 /// The limit and window of a window limiter; `None` for other servers.
 fn window_rule(scenario: &Scenario) -> Option<(u32, SimDuration)> {

@@ -307,3 +307,68 @@ fn an_unwritable_output_fails_before_simulating() {
     let stderr = text(&output.stderr);
     assert!(stderr.starts_with("error: cannot write"), "{stderr}");
 }
+
+#[test]
+fn token_bucket_and_phase_parameters_vary_and_fill_their_columns() {
+    // A bucket of 2 tokens refilled 1 per 10 s, 1 client fetching 4 items with 1 s of
+    // latency and a fixed 1 s backoff: with capacity 2, two items pass at once and each later
+    // one waits for a token; with capacity 4 nothing is refused.
+    let out = assert_cmd::Command::cargo_bin("herd-sim")
+        .unwrap()
+        .args([
+            "sweep",
+            "--server",
+            "token-bucket",
+            "--capacity",
+            "2,4",
+            "--refill",
+            "1",
+        ])
+        .args([
+            "--refill-interval",
+            "10s",
+            "--epoch-phase",
+            "0ms,500ms",
+            "--clients",
+            "1",
+        ])
+        .args([
+            "--items",
+            "4",
+            "--latency",
+            "1s",
+            "--strategy",
+            "fixed",
+            "--retries",
+            "100",
+        ])
+        .args(["--seeds", "1", "--out", "-", "--quiet"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut reader = csv::Reader::from_reader(&out.stdout[..]);
+    let header = reader.headers().unwrap().clone();
+    let col = |name: &str| header.iter().position(|h| h == name).unwrap();
+    let rows: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
+    assert_eq!(rows.len(), 4);
+    let cells: Vec<(&str, &str)> = rows
+        .iter()
+        .map(|r| (&r[col("capacity")], &r[col("epoch_phase_s")]))
+        .collect();
+    assert_eq!(cells, [("2", "0"), ("2", "0.5"), ("4", "0"), ("4", "0.5")]);
+    for r in &rows {
+        assert_eq!(&r[col("refill_interval_s")], "10");
+        let requests: u64 = r[col("requests")].parse().unwrap();
+        let refused: u64 = r[col("refused")].parse().unwrap();
+        assert_eq!(requests - refused, 4, "every item served once");
+        if &r[col("capacity")] == "4" {
+            assert_eq!(refused, 0);
+        } else {
+            assert!(refused > 0);
+        }
+    }
+}
