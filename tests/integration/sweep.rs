@@ -313,44 +313,33 @@ fn token_bucket_and_phase_parameters_vary_and_fill_their_columns() {
     // A bucket of 2 tokens refilled 1 per 10 s, 1 client fetching 4 items with 1 s of
     // latency and a fixed 1 s backoff: with capacity 2, two items pass at once and each later
     // one waits for a token; with capacity 4 nothing is refused.
-    let out = assert_cmd::Command::cargo_bin("herd-sim")
-        .unwrap()
-        .args([
-            "sweep",
-            "--server",
-            "token-bucket",
-            "--capacity",
-            "2,4",
-            "--refill",
-            "1",
-        ])
-        .args([
-            "--refill-interval",
-            "10s",
-            "--epoch-phase",
-            "0ms,500ms",
-            "--clients",
-            "1",
-        ])
-        .args([
-            "--items",
-            "4",
-            "--latency",
-            "1s",
-            "--strategy",
-            "fixed",
-            "--retries",
-            "100",
-        ])
-        .args(["--seeds", "1", "--out", "-", "--quiet"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let mut reader = csv::Reader::from_reader(&out.stdout[..]);
+    let out = sweep(&[
+        "--server",
+        "token-bucket",
+        "--capacity",
+        "2,4",
+        "--refill",
+        "1",
+        "--refill-interval",
+        "10s",
+        "--epoch-phase",
+        "0ms,500ms",
+        "--clients",
+        "1",
+        "--items",
+        "4",
+        "--latency",
+        "1s",
+        "--strategy",
+        "fixed",
+        "--retries",
+        "100",
+        "--seeds",
+        "1",
+        "--out",
+        "-",
+    ]);
+    let mut reader = csv::Reader::from_reader(&out[..]);
     let header = reader.headers().unwrap().clone();
     let col = |name: &str| header.iter().position(|h| h == name).unwrap();
     let rows: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
