@@ -3,8 +3,9 @@
 //! one point: the line goes through their mean and a shaded band spans their minimum to their
 //! maximum, so the spread over seeds is visible. Either axis can be base-10 logarithmic.
 //!
-//! A point must not silently mix different cells: when the table has a `seed` column, the
-//! columns before it are taken as the sweep's parameters, and a parameter (other than x, by
+//! A point must not silently mix different cells: when the table has a `replicate` or `seed`
+//! column (a sweep writes `replicate, seed` after its parameters), the columns before the
+//! first of them are taken as the sweep's parameters, and a parameter (other than x, by
 //! and `--where` columns) that takes more than one value within a point is refused with the
 //! values and a `--where` to pick one. Pure: no I/O.
 
@@ -135,7 +136,11 @@ impl LineChart {
                 accepted: format!("no row of {} matches; check the values", table.source_name),
             });
         }
-        let parameters: Vec<usize> = match table.columns.iter().position(|c| c == "seed") {
+        let replicates = table
+            .columns
+            .iter()
+            .position(|c| c == "replicate" || c == "seed");
+        let parameters: Vec<usize> = match replicates {
             Some(seed) => (0..seed)
                 .filter(|&c| c != ix && c != iy && Some(c) != iby)
                 .filter(|&c| !filters.iter().any(|&(f, _)| f == c))

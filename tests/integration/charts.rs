@@ -501,3 +501,44 @@ fn window_starts_follow_the_window_rule_and_only_a_single_key_has_them() {
         );
     }
 }
+
+#[test]
+fn plot_reads_what_sweep_writes() {
+    // End to end: the sweep's own CSV (parameters, then `replicate, seed`, then metrics), one
+    // point per (clients, strategy) over the three replicates, and a varied base picked by
+    // `--where`.
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("sweep.csv");
+    herd()
+        .args([
+            "sweep",
+            "--clients",
+            "10,100",
+            "--strategy",
+            "fixed,full-jitter",
+        ])
+        .args(["--base", "100ms,1s", "--seeds", "3", "--quiet", "--out"])
+        .arg(&csv)
+        .assert()
+        .success();
+    let svg = dir.path().join("peak.svg");
+    herd()
+        .arg("plot")
+        .arg(&csv)
+        .args(["--x", "clients", "--y", "peak", "--by", "strategy"])
+        .args(["--where", "base_s=1", "--out"])
+        .arg(&svg)
+        .assert()
+        .success();
+    let text = std::fs::read_to_string(&svg).unwrap();
+    assert!(text.contains("mean over 3 seeds per point"), "{text}");
+    // Without --where the two bases would mix in one point: refused, naming the column.
+    herd()
+        .arg("plot")
+        .arg(&csv)
+        .args(["--x", "clients", "--y", "peak", "--by", "strategy", "--out"])
+        .arg(dir.path().join("mixed.svg"))
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("base_s"));
+}
