@@ -22,7 +22,7 @@ pub use work::{Latency, Work};
 
 use rayon::prelude::*;
 
-use crate::metrics::Tally;
+use crate::metrics::{Tally, WindowCursor};
 use crate::policy::{Decision, Policy};
 use crate::rng::{ClientRng, ClientSeeds};
 use crate::server::{Response, Server};
@@ -153,6 +153,9 @@ struct Run<'a> {
     /// small; empty with one item each or a pool.
     items_left: Vec<u32>,
     first_id: u32,
+    /// Finds each request's window; cheap because a client's times, and the queue's, go
+    /// forward.
+    windows: WindowCursor,
     tally: &'a mut Tally,
 }
 
@@ -172,6 +175,7 @@ impl<'a> Run<'a> {
                 _ => Vec::new(),
             },
             first_id,
+            windows: tally.retries.cursor(),
             tally,
         }
     }
@@ -215,9 +219,10 @@ impl<'a> Run<'a> {
         response: Response,
     ) -> Option<SimTime> {
         let retry = client.retries_made > 0;
+        let window = self.windows.window_of(time);
         match response {
             Response::Served => {
-                self.tally.request(time, retry, true);
+                self.tally.request_in_window(time, window, retry, true);
                 client.retries_made = 0;
                 client.previous.set(self.policy.backoff.base);
                 let more = self.more_work(client);
@@ -229,7 +234,7 @@ impl<'a> Run<'a> {
                 Some(time + round_trip)
             }
             Response::Refused(mut hints) => {
-                self.tally.request(time, retry, false);
+                self.tally.request_in_window(time, window, retry, false);
                 let round_trip = self.latency.draw(&mut client.rng);
                 // The reset is announced as an instant; by the time the client reads it, one
                 // round trip of it has passed. Retry-After counts from the reading.
