@@ -847,9 +847,10 @@ impl Scenario {
         let histograms = windows * 24 * threads * self.strategies.len() as u128;
         let independent = self.path != Path::EventQueue
             && self.run_spec(self.strategies[0]).clients_independent();
-        // Event queue: measured 116 B a client at 10 M clients (32-byte events held in the run,
-        // in buckets and in re-filing slack), rounded up to 128; a limiter's key table
-        // (a sliding window logs `limit` times of 8 B a key).
+        // Event queue: one pending event a client, 24 or 32 B (measured peaks at 10 M clients:
+        // 24 and 32 B a client), with half again for a run that outgrew its start and blocks
+        // part-filled: 48 B; 4 B more for items left with several items each; and a limiter's
+        // key table (a sliding window logs `limit` times of 8 B a key).
         let key_bytes: u128 = match self.server {
             ServerModel::Down { .. } => 0,
             ServerModel::Limited(m) => {
@@ -861,7 +862,15 @@ impl Scenario {
                 per_key.div_ceil(u128::from(m.clients_per_address))
             }
         };
-        let per_client: u128 = if independent { 0 } else { 128 + key_bytes };
+        let items_bytes = match self.work {
+            Work::Items(k) if k > 1 => 4,
+            _ => 0,
+        };
+        let per_client: u128 = if independent {
+            0
+        } else {
+            48 + items_bytes + key_bytes
+        };
         let clients = u128::from(self.clients)
             * per_client
             * self.strategies.len().min(threads as usize) as u128;

@@ -299,12 +299,19 @@ fn event_queue_loop<W: PreviousWait>(spec: &RunSpec) -> Tally {
     server.prepare(spec.clients);
     let mut run = Run::new(spec, 0, spec.clients, &mut tally);
     let mut seeds = ClientSeeds::starting_at(spec.seed, 0);
-    let mut queue: EventQueue<Client<W>> = EventQueue::with_capacity(spec.clients as usize);
+    let mut queue: EventQueue<Client<W>> = EventQueue::new();
+    // Every first request is at t = 0, before anything the answers schedule (FIFO), so they
+    // are answered here in client order instead of being queued: the same order the queue
+    // would give, without holding all of them in memory at once.
     for id in 0..spec.clients {
-        queue.push(Event {
-            time: SimTime::ZERO,
-            item: run.start(id, seeds.next_rng()),
-        });
+        let mut client = run.start(id, seeds.next_rng());
+        let response = server.respond(SimTime::ZERO, id);
+        if let Some(next) = run.answer(SimTime::ZERO, &mut client, response) {
+            queue.push(Event {
+                time: next,
+                item: client,
+            });
+        }
     }
     while let Some(Event {
         time,

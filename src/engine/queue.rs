@@ -1,8 +1,9 @@
 //! The event queue: pending client attempts ordered by simulated time.
 //!
 //! **Tie rule (the only one in the simulator):** events at equal times come out in the order
-//! they were pushed (FIFO). The engine pushes every client's first attempt in client-id order,
-//! so at t = 0 client 0 goes first; after that, an event scheduled earlier goes earlier.
+//! they were pushed (FIFO). Every client's first attempt is at t = 0 and is answered in
+//! client-id order, client 0 first, before any later event (the engine answers them as if
+//! they had been queued in that order); after that, an event scheduled earlier goes earlier.
 //!
 //! The implementation is a monotone radix queue with a 256-way radix (a radix heap whose digits
 //! are bytes) feeding a short sorted *run*. It relies on the discrete-event invariant that
@@ -18,21 +19,26 @@
 //!   event at or before its time.
 //! - When the run is used up, the lowest non-empty bucket is taken. A small one (at most
 //!   [`SMALL`] events) is sorted into the new run, FIFO among equal times, and its latest time
-//!   becomes the base.
-//!   A larger one is scanned for its earliest time, which becomes the base; its events at that
-//!   time form the run and the rest are re-filed at lower levels.
+//!   becomes the base. A larger one is scanned for its earliest time, which becomes the base;
+//!   its events at that time form the run and the rest are re-filed at lower levels.
+//! - A bucket is a chain of fixed-size **blocks** taken from one shared store. A bucket
+//!   emptied gives its blocks back to a free stack, and the next bucket to grow takes the
+//!   block freed last, still in cache. Nothing is copied when a bucket grows, and memory
+//!   follows the events pending (about their size: 24 or 32 bytes a client in the engine),
+//!   not the most each bucket ever held.
 //!
 //! An event is therefore re-filed at most eight times in its life and in practice once or
 //! twice for delays under a minute (1 M clients × 4 retries of full jitter: 1.0 re-filings per
-//! event, runs of about 19 events sorted), always by sequential appends, so the cost per event stays
-//! flat from a thousand clients to ten million, where a binary heap of a million entries misses
-//! the cache on every pop. Buckets stay consistent when the base moves because the new base
-//! always comes from the lowest bucket, so it shares every byte above that bucket's level
+//! event, runs of about 19 events sorted), always by sequential appends, so the cost per event
+//! stays flat from a thousand clients to ten million, where a binary heap of a million entries
+//! misses the cache on every pop. Buckets stay consistent when the base moves because the new
+//! base always comes from the lowest bucket, so it shares every byte above that bucket's level
 //! with the old one (the classic radix-heap argument).
 //!
 //! FIFO holds because an event's bucket depends only on its time and the base: two events with
 //! equal times always share a bucket, buckets are appended to and re-filed in order, runs are
-//! sorted on keys that end in the position in the bucket, and insertions into the run go after equal times.
+//! sorted on keys that end in the position in the bucket, and insertions into the run go after
+//! equal times.
 //!
 //! Cost: push O(1), or O(run length ≤ [`SMALL`]) when it lands inside the run; pop O(1)
 //! amortised.
@@ -45,6 +51,10 @@ const DIGITS: usize = 256;
 pub const SMALL: usize = 128;
 // A small bucket's positions fit the low byte of its sort keys.
 const _: () = assert!(SMALL <= 256);
+/// Events per block of bucket storage. A power of two, so a position splits by shifts.
+const BLOCK: usize = 64;
+/// Blocks a small bucket can span.
+const SMALL_BLOCKS: usize = SMALL.div_ceil(BLOCK);
 
 /// One pending event: a time and what happens then. The engine's item is the whole state of
 /// the client whose attempt it is, so processing an event never reads a per-client table (at a
@@ -55,6 +65,16 @@ pub struct Event<T> {
     pub time: SimTime,
     /// What happens.
     pub item: T,
+}
+
+/// A bucket: a chain of blocks, filled in order; only the last may be partly filled.
+#[derive(Clone, Copy, Debug, Default)]
+struct Bucket {
+    len: usize,
+    /// The first block (meaningless while `len` is 0).
+    head: u32,
+    /// The block being filled.
+    tail: u32,
 }
 
 /// A min-queue of [`Event`]s by time, FIFO among equal times. See the module documentation.
@@ -69,7 +89,16 @@ pub struct EventQueue<T> {
     /// `buckets[level * 256 + digit]`: events whose highest byte differing from `base` is
     /// `level`, and whose byte there is `digit`. A fixed-size array so that indexing it with a
     /// masked level and a byte needs no bounds check.
-    buckets: Box<[Vec<Event<T>>; LEVELS * DIGITS]>,
+    buckets: Box<[Bucket; LEVELS * DIGITS]>,
+    /// The buckets' events, in blocks of [`BLOCK`]: block `b` is `slots[b * BLOCK..][..BLOCK]`.
+    /// Blocks rather than a growing vector per bucket: nothing is copied when a bucket grows,
+    /// and memory follows the events pending, not the largest each bucket ever held.
+    slots: Vec<Event<T>>,
+    /// `next[b]`: the block after block `b` in its bucket's chain.
+    next: Vec<u32>,
+    /// Blocks in no bucket. A stack, so the block just emptied, still in cache, is the next
+    /// one filled.
+    free: Vec<u32>,
     /// One bit per bucket: non-empty. Set when a push finds its bucket empty, cleared when the
     /// bucket is taken, so a push into a bucket already in use touches no bit.
     occupied: [[u64; DIGITS / 64]; LEVELS],
@@ -95,7 +124,10 @@ impl<T: Copy> EventQueue<T> {
             now: 0,
             run: Vec::new(),
             front: 0,
-            buckets: Box::new(std::array::from_fn(|_| Vec::new())),
+            buckets: Box::new([Bucket::default(); LEVELS * DIGITS]),
+            slots: Vec::new(),
+            next: Vec::new(),
+            free: Vec::new(),
             occupied: [[0; DIGITS / 64]; LEVELS],
             levels: 0,
             len: 0,
@@ -158,13 +190,46 @@ impl<T: Copy> EventQueue<T> {
         // The mask only tells the compiler what `diff > 0` already guarantees (level < 8).
         let level = ((63 - diff.leading_zeros() as usize) / 8) & (LEVELS - 1);
         let digit = ((event.time.0 >> (level * 8)) & 0xff) as usize;
-        let bucket = &mut self.buckets[level * DIGITS + digit];
-        // The bits change only when a bucket becomes non-empty, so most pushes skip them.
-        if bucket.is_empty() {
-            self.occupied[level][digit / 64] |= 1 << (digit % 64);
-            self.levels |= 1 << level;
+        let index = level * DIGITS + digit;
+        let Bucket { len, tail, .. } = self.buckets[index];
+        let slot = len % BLOCK;
+        let block = if slot == 0 {
+            let block = self.new_block(event);
+            let bucket = &mut self.buckets[index];
+            if len == 0 {
+                // The bits change only when a bucket becomes non-empty, so most pushes skip
+                // them.
+                bucket.head = block;
+                self.occupied[level][digit / 64] |= 1 << (digit % 64);
+                self.levels |= 1 << level;
+            } else {
+                self.next[tail as usize] = block;
+            }
+            bucket.tail = block;
+            block
+        } else {
+            tail
+        };
+        self.slots[block as usize * BLOCK + slot] = event;
+        self.buckets[index].len = len + 1;
+    }
+
+    /// A block from the free stack, or a new one (its slots filled with copies of `filler`).
+    #[inline(always)]
+    fn new_block(&mut self, filler: Event<T>) -> u32 {
+        match self.free.pop() {
+            Some(block) => block,
+            None => self.grow(filler),
         }
-        bucket.push(event);
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn grow(&mut self, filler: Event<T>) -> u32 {
+        let block = u32::try_from(self.next.len()).expect("event queue: over 2^32 blocks");
+        self.slots.resize(self.slots.len() + BLOCK, filler);
+        self.next.push(0);
+        block
     }
 
     /// Removes and returns the earliest event (FIFO among equal times).
@@ -206,14 +271,74 @@ impl<T: Copy> EventQueue<T> {
             if self.occupied[level] == [0; DIGITS / 64] {
                 self.levels &= !(1 << level);
             }
-            if self.buckets[index].len() <= SMALL {
-                self.sort_into_run(level, index);
+            let bucket = std::mem::take(&mut self.buckets[index]);
+            if bucket.len <= SMALL {
+                self.sort_into_run(level, bucket);
                 return;
             }
-            let mut bucket = std::mem::take(&mut self.buckets[index]);
-            let minimum = bucket.iter().map(|e| e.time.0).min().unwrap_or(self.base);
-            self.base = minimum;
-            for event in bucket.drain(..) {
+            self.refile(bucket);
+            if !self.run.is_empty() {
+                return;
+            }
+        }
+    }
+
+    /// Moves a small `bucket` of `level` into the (empty) run, sorted by time, FIFO among
+    /// equal times, makes its latest time the base and frees its blocks.
+    ///
+    /// Every event of a level-`level` bucket shares all bytes from `level` up, so its time
+    /// below them and its position in the bucket pack into one distinct `u64` key: sorting the
+    /// keys (small integers, no stability needed) and then gathering the events moves each
+    /// event once, instead of shifting it about in a stable sort.
+    #[inline]
+    fn sort_into_run(&mut self, level: usize, bucket: Bucket) {
+        let mut chain = [0u32; SMALL_BLOCKS];
+        chain[0] = bucket.head;
+        for i in 1..bucket.len.div_ceil(BLOCK) {
+            chain[i] = self.next[chain[i - 1] as usize];
+        }
+        let at = |position: usize| chain[position / BLOCK] as usize * BLOCK + position % BLOCK;
+        if level == 0 {
+            // Every event of a level-0 bucket has the same time: already in order.
+            self.run
+                .extend((0..bucket.len).map(|position| self.slots[at(position)]));
+        } else {
+            let low = (1u64 << (8 * level)) - 1;
+            self.keys.clear();
+            self.keys.extend(
+                (0..bucket.len).map(|position| {
+                    ((self.slots[at(position)].time.0 & low) << 8) | position as u64
+                }),
+            );
+            self.keys.sort_unstable();
+            self.run.extend(
+                self.keys
+                    .iter()
+                    .map(|&key| self.slots[at((key & 0xff) as usize)]),
+            );
+        }
+        self.free
+            .extend_from_slice(&chain[..bucket.len.div_ceil(BLOCK)]);
+        self.base = self.run[self.run.len() - 1].time.0;
+    }
+
+    /// Takes a large `bucket`: its earliest time becomes the base, its events at that time
+    /// form the run and the rest are re-filed at lower levels. Each block is freed as soon as
+    /// it is read, so the re-filing reuses it at once.
+    fn refile(&mut self, bucket: Bucket) {
+        let mut minimum = u64::MAX;
+        self.for_each_block(bucket, |slots| {
+            for event in slots {
+                minimum = minimum.min(event.time.0);
+            }
+        });
+        self.base = minimum;
+        let mut block = bucket.head as usize;
+        let mut left = bucket.len;
+        loop {
+            let filled = left.min(BLOCK);
+            for slot in 0..filled {
+                let event = self.slots[block * BLOCK + slot];
                 let diff = event.time.0 ^ minimum;
                 if diff == 0 {
                     self.run.push(event);
@@ -221,43 +346,36 @@ impl<T: Copy> EventQueue<T> {
                     self.file(diff, event);
                 }
             }
-            // Give the emptied buffer back so its capacity is reused.
-            self.buckets[index] = bucket;
-            if !self.run.is_empty() {
+            left -= filled;
+            let next = self.next[block] as usize;
+            self.free.push(block as u32);
+            if left == 0 {
                 return;
             }
+            block = next;
         }
     }
 
-    /// Moves the small bucket `index` of `level` into the (empty) run, sorted by time, FIFO
-    /// among equal times, and makes its latest time the base.
-    ///
-    /// Every event of a level-`level` bucket shares all bytes from `level` up, so its time
-    /// below them and its position in the bucket pack into one distinct `u64` key: sorting the
-    /// keys (small integers, no stability needed) and then gathering the events moves each
-    /// 24-byte event once, instead of shifting it about in a stable sort.
-    #[inline]
-    fn sort_into_run(&mut self, level: usize, index: usize) {
-        let bucket = &mut self.buckets[index];
-        if level == 0 {
-            // Every event of a level-0 bucket has the same time: already in order. Swap
-            // buffers so both keep their capacity.
-            std::mem::swap(&mut self.run, bucket);
-        } else {
-            let low = (1u64 << (8 * level)) - 1;
-            self.keys.clear();
-            self.keys.extend(
-                bucket
-                    .iter()
-                    .enumerate()
-                    .map(|(position, e)| ((e.time.0 & low) << 8) | position as u64),
-            );
-            self.keys.sort_unstable();
-            self.run
-                .extend(self.keys.iter().map(|&key| bucket[(key & 0xff) as usize]));
-            bucket.clear();
+    /// Calls `f` with the filled slots of each block of `bucket`, in order.
+    fn for_each_block(&self, bucket: Bucket, mut f: impl FnMut(&[Event<T>])) {
+        let mut block = bucket.head as usize;
+        let mut left = bucket.len;
+        while left > 0 {
+            let filled = left.min(BLOCK);
+            f(&self.slots[block * BLOCK..][..filled]);
+            left -= filled;
+            block = self.next[block] as usize;
         }
-        self.base = self.run[self.run.len() - 1].time.0;
+    }
+
+    /// Bytes of heap the queue has written to: its buffers, counting blocks made rather than
+    /// capacity reserved (which the system backs with memory only once touched).
+    pub fn heap_bytes(&self) -> usize {
+        use std::mem::size_of;
+        (self.run.capacity() + self.slots.len()) * size_of::<Event<T>>()
+            + (self.next.capacity() + self.free.capacity()) * size_of::<u32>()
+            + self.keys.capacity() * size_of::<u64>()
+            + size_of::<[Bucket; LEVELS * DIGITS]>()
     }
 
     #[inline]
@@ -361,6 +479,39 @@ mod tests {
                 uniform_below(rng, 1u64 << bits)
             });
         }
+    }
+
+    #[test]
+    fn memory_follows_the_events_pending() {
+        // The herd pattern at 200 000 clients: one event pending a client, delays of up to
+        // 16 s spread over many buckets. The blocks a bucket grows by come back when it is
+        // taken, so the queue holds about one event's bytes a pending event, plus the bucket
+        // table and part-filled blocks (at most one a bucket): measured 1.16 times, bound 1.5.
+        // (The earlier design, a growing vector a bucket keeping the most it ever held: 7.)
+        let clients = 200_000u32;
+        let mut rng = ClientRng::new(9);
+        let mut q = EventQueue::new();
+        let mut hops = vec![0u8; clients as usize];
+        for c in 0..clients {
+            q.push(ev(uniform_below(&mut rng, 1 << 30), c));
+        }
+        let mut peak = 0;
+        while let Some(e) = q.pop() {
+            peak = peak.max(q.heap_bytes());
+            let hop = &mut hops[e.item as usize];
+            if *hop < 4 {
+                *hop += 1;
+                q.push(ev(
+                    e.time.0 + uniform_below(&mut rng, 1 << (30 + *hop)),
+                    e.item,
+                ));
+            }
+        }
+        let event = std::mem::size_of::<Event<u32>>();
+        assert!(
+            peak < 3 * clients as usize * event / 2,
+            "peak {peak} B for {clients} pending events of {event} B"
+        );
     }
 
     #[test]
