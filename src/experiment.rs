@@ -12,6 +12,7 @@ use crate::config::{Published, Scenario};
 use crate::engine::simulate;
 use crate::metrics::{ReplicateSpread, Summary};
 use crate::policy::Strategy;
+use crate::time::SimTime;
 
 /// One strategy's result: the scenario it ran, its summary figures and its histogram. The
 /// field names are the JSON names (the README documents each).
@@ -52,6 +53,11 @@ pub struct RunResult {
     /// only, at most [`crate::server::MAX_WINDOW_STARTS`]; absent from the JSON otherwise.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub window_starts_s: Option<Vec<f64>>,
+    /// When each client stopped (its work done or its retries spent), seconds, in client
+    /// order: runs of at most [`crate::metrics::MAX_CLIENT_FINISHES`] clients only; absent
+    /// from the JSON otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub client_finish_s: Option<Vec<Option<f64>>>,
     /// True when the server is a rate limiter (not `down`), so its requests are drawn split
     /// into served and refused. Not in the JSON: `server` names the model.
     #[serde(skip)]
@@ -114,6 +120,12 @@ pub fn run_one(scenario: &Scenario, strategy: Strategy) -> RunResult {
             .window_starts
             .as_ref()
             .map(|starts| starts.iter().map(|t| t.as_secs_f64()).collect()),
+        client_finish_s: tally.client_finishes.as_ref().map(|finishes| {
+            finishes
+                .iter()
+                .map(|t| t.map(SimTime::as_secs_f64))
+                .collect()
+        }),
         rate_limited: scenario.server.is_limited(),
         over_replicates,
         published: scenario.published_for(strategy).cloned(),

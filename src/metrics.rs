@@ -150,6 +150,10 @@ impl WindowCursor {
     }
 }
 
+/// Runs of at most this many clients keep each client's finish time (8 bytes each would be
+/// 80 MB at ten million clients, and no one reads ten million numbers).
+pub const MAX_CLIENT_FINISHES: usize = 10_000;
+
 /// Everything counted during one run, before it is summarised.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Tally {
@@ -179,6 +183,9 @@ pub struct Tally {
     pub first_finish: Option<SimTime>,
     /// When the last client stopped: the time to finish all work.
     pub last_finish: Option<SimTime>,
+    /// When each client stopped, by client id: kept only for runs of at most
+    /// [`MAX_CLIENT_FINISHES`] clients ([`Tally::for_clients`]), `None` otherwise.
+    pub client_finishes: Option<Vec<Option<SimTime>>>,
     /// When the limiter's windows opened ([`crate::server::Server::window_starts`]), read
     /// from the server once the run is over; `None` when it has none to mark. Only the
     /// event-queue path fills it: the independent path runs servers without windows.
@@ -202,7 +209,18 @@ impl Tally {
             completed: 0,
             first_finish: None,
             last_finish: None,
+            client_finishes: None,
             window_starts: None,
+        }
+    }
+
+    /// Nothing counted yet, for a run of `clients` clients: keeps each client's finish time
+    /// when there are at most [`MAX_CLIENT_FINISHES`] of them.
+    pub fn for_clients(bin: SimDuration, clients: u32) -> Self {
+        Tally {
+            client_finishes: (clients as usize <= MAX_CLIENT_FINISHES)
+                .then(|| vec![None; clients as usize]),
+            ..Tally::new(bin)
         }
     }
 
@@ -234,11 +252,14 @@ impl Tally {
         }
     }
 
-    /// Counts a client stopping at `t`: `completed` when its work is done, else it gave up.
+    /// Counts client `id` stopping at `t`: `completed` when its work is done, else it gave up.
     #[inline(always)]
-    pub fn finish(&mut self, t: SimTime, completed: bool) {
+    pub fn finish(&mut self, t: SimTime, id: u32, completed: bool) {
         if completed {
             self.completed += 1;
+        }
+        if let Some(finishes) = &mut self.client_finishes {
+            finishes[id as usize] = Some(t);
         }
         self.first_finish = Some(self.first_finish.map_or(t, |f| f.min(t)));
         self.last_finish = Some(self.last_finish.map_or(t, |l| l.max(t)));
@@ -264,6 +285,15 @@ impl Tally {
         self.completed += other.completed;
         self.first_finish = min(self.first_finish, other.first_finish);
         self.last_finish = max(self.last_finish, other.last_finish);
+        match (&mut self.client_finishes, &other.client_finishes) {
+            (Some(mine), Some(theirs)) => {
+                for (m, t) in mine.iter_mut().zip(theirs) {
+                    *m = m.or(*t);
+                }
+            }
+            (mine @ None, Some(theirs)) => *mine = Some(theirs.clone()),
+            _ => {}
+        }
     }
 }
 
@@ -427,8 +457,8 @@ mod tests {
         t.request(SimTime(50_000_000), false, true);
         t.request(SimTime(150_000_000), false, false);
         t.request(SimTime(160_000_000), true, true);
-        t.finish(SimTime(170_000_000), true);
-        t.finish(SimTime(400_000_000), false);
+        t.finish(SimTime(170_000_000), 0, true);
+        t.finish(SimTime(400_000_000), 1, false);
         assert_eq!(t.served_windows.counts(), [1, 1]);
         assert_eq!(t.refused_windows.counts(), [0, 1]);
         assert_eq!(
@@ -518,6 +548,31 @@ mod tests {
         assert_eq!(h.peak(), (2, 10));
         assert_eq!(h.non_empty_windows(), 2);
         assert_eq!(h.total(), 3);
+    }
+
+    #[test]
+    fn each_client_finish_is_kept_for_small_runs_and_merges_by_client() {
+        let bin = SimDuration::from_millis(100);
+        assert!(Tally::for_clients(bin, MAX_CLIENT_FINISHES as u32 + 1)
+            .client_finishes
+            .is_none());
+        let mut a = Tally::for_clients(bin, 3);
+        let mut b = Tally::for_clients(bin, 3);
+        a.finish(SimTime(5), 2, true);
+        b.finish(SimTime(7), 0, false);
+        b.finish(SimTime(9), 1, true);
+        a.merge(&b);
+        assert_eq!(
+            a.client_finishes,
+            Some(vec![Some(SimTime(7)), Some(SimTime(9)), Some(SimTime(5))])
+        );
+        assert_eq!(
+            (a.first_finish, a.last_finish),
+            (Some(SimTime(5)), Some(SimTime(9)))
+        );
+        let mut empty = Tally::new(bin);
+        empty.merge(&a);
+        assert_eq!(empty.client_finishes, a.client_finishes);
     }
 
     #[test]

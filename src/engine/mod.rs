@@ -228,7 +228,7 @@ impl<'a> Run<'a> {
                 let more = self.more_work(client);
                 let round_trip = self.latency.draw(&mut client.rng);
                 if !more {
-                    self.tally.finish(time + round_trip, true);
+                    self.tally.finish(time + round_trip, client.id, true);
                     return None;
                 }
                 Some(time + round_trip)
@@ -254,7 +254,7 @@ impl<'a> Run<'a> {
                     }
                     Decision::GiveUp => {
                         self.tally.gave_up += 1;
-                        self.tally.finish(time + round_trip, false);
+                        self.tally.finish(time + round_trip, client.id, false);
                         None
                     }
                 }
@@ -294,7 +294,7 @@ pub fn simulate_event_queue(spec: &RunSpec) -> Tally {
 
 /// [`simulate_event_queue`] with clients that keep their previous wait in `W`.
 fn event_queue_loop<W: PreviousWait>(spec: &RunSpec) -> Tally {
-    let mut tally = Tally::new(spec.bin);
+    let mut tally = Tally::for_clients(spec.bin, spec.clients);
     let mut server = spec.server.clone();
     server.prepare(spec.clients);
     let mut run = Run::new(spec, 0, spec.clients, &mut tally);
@@ -351,7 +351,7 @@ pub fn simulate_independent(spec: &RunSpec) -> Tally {
 }
 
 fn simulate_block(spec: &RunSpec, first: u32, last: u32) -> Tally {
-    let mut tally = Tally::new(spec.bin);
+    let mut tally = Tally::for_clients(spec.bin, spec.clients);
     let mut server = spec.server.clone();
     server.prepare(spec.clients);
     let mut run = Run::new(spec, first, last - first, &mut tally);
@@ -517,6 +517,10 @@ mod tests {
         assert_eq!((t.requests, t.refused, t.completed), (8, 4, 2));
         assert_eq!(t.first_finish, Some(SimTime::ZERO));
         assert_eq!(t.last_finish, Some(SimTime(15_000_000_000)));
+        assert_eq!(
+            t.client_finishes,
+            Some(vec![Some(SimTime::ZERO), Some(SimTime(15_000_000_000))])
+        );
         let refused_at: Vec<usize> = t
             .refused_windows
             .counts()

@@ -67,11 +67,47 @@ pub(super) fn work_table(report: &Report) -> String {
         rows.push(row);
     }
     out.push_str(&super::aligned(&rows, 1));
+    out.push_str(&client_finishes(report));
     if report.results.iter().any(|r| r.published.is_some()) {
         out.push_str("\nbeside the published figures (difference = ours - published):\n\n");
         out.push_str(&super::aligned(&published_rows(report), 3));
     }
     out
+}
+
+/// Runs of at most this many clients list each client's finish under the table.
+const LISTED_CLIENTS: u32 = 10;
+
+/// Each client's finish time, a row per strategy, for runs of a few clients (the JSON has
+/// them up to [`crate::metrics::MAX_CLIENT_FINISHES`]); empty otherwise.
+fn client_finishes(report: &Report) -> String {
+    let first = &report.results[0];
+    if first.clients > LISTED_CLIENTS || first.clients < 2 {
+        return String::new();
+    }
+    let mut header = vec!["strategy".to_string()];
+    header.extend((0..first.clients).map(|c| format!("client {c}")));
+    let mut rows = vec![header];
+    for r in &report.results {
+        let Some(finishes) = &r.client_finish_s else {
+            return String::new();
+        };
+        let mut row = vec![r.strategy.name().to_string()];
+        row.extend(
+            finishes
+                .iter()
+                .map(|t| t.map_or_else(|| "-".to_string(), super::seconds)),
+        );
+        rows.push(row);
+    }
+    let whose = match first.over_replicates {
+        Some(_) => format!("replicate 0, seed {}", first.seed),
+        None => format!("seed {}", first.seed),
+    };
+    format!(
+        "\neach client's finish ({whose}):\n\n{}",
+        super::aligned(&rows, 1)
+    )
 }
 
 fn published_rows(report: &Report) -> Vec<Vec<String>> {

@@ -113,6 +113,54 @@ fn five_clients_share_one_counter_and_jitter_does_not_help_them() {
 }
 
 #[test]
+fn each_client_finish_time_worked_out_by_hand() {
+    // Three clients behind one address, 1 request per 10 s (precise store), fixed 1 s waits.
+    // t = 0: client 0 served and done; 1 and 2 refused. They retry together every second
+    // (client 1's retry scheduled first each time, so first in FIFO) until the window closes
+    // at 10 s: client 1 served at 10 s, client 2 refused and served when the next window
+    // closes, at 20 s. Requests 1 + 11 + 21 = 33, of which 0 + 10 + 20 = 30 refused.
+    let args = [
+        "--clients",
+        "3",
+        "--clients-per-address",
+        "3",
+        "--server",
+        "fixed-window",
+        "--limit",
+        "1",
+        "--window",
+        "10s",
+        "--store",
+        "precise",
+        "--strategy",
+        "fixed",
+        "--retries",
+        "100",
+    ];
+    let results = json_of(&args);
+    let r = &results[0];
+    assert_eq!(r["client_finish_s"], serde_json::json!([0.0, 10.0, 20.0]));
+    assert_eq!(
+        (r["requests"].as_u64(), r["refused"].as_u64()),
+        (Some(33), Some(30))
+    );
+    assert_eq!(r["finish_spread_s"].as_f64(), Some(20.0));
+    let table = String::from_utf8(run(&args).stdout).unwrap();
+    let row = table
+        .lines()
+        .skip_while(|l| !l.starts_with("each client's finish"))
+        .find(|l| l.starts_with("fixed"))
+        .expect("a row of finishes under the table");
+    assert_eq!(
+        row.split_whitespace().collect::<Vec<_>>(),
+        ["fixed", "0s", "10s", "20s"]
+    );
+    // Too many clients to list: absent, not truncated.
+    let many = json_of(&["--clients", "10001", "--strategy", "fixed"]);
+    assert!(many[0].get("client_finish_s").is_none());
+}
+
+#[test]
 fn the_table_prints_ours_beside_the_published_figures() {
     let out = run(&["--config", ONE_CLIENT]);
     assert!(out.status.success());
