@@ -22,7 +22,7 @@ use serde::{Deserialize, Deserializer, Serialize};
 use std::collections::BTreeMap;
 
 use crate::engine::{Latency, Path, RunSpec, Work};
-use crate::policy::{Backoff, Policy, Strategy};
+use crate::policy::{Backoff, Policy, Strategy, UnknownStrategy};
 use crate::server::{
     Down, FixedWindow, FixedWindowRule, HeaderStyle, Headers, Keying, Limited, Limiter, Refill,
     Server, SlidingWindow, SlidingWindowRule, Store, TokenBucket, TokenBucketRule, WallClock,
@@ -87,14 +87,14 @@ fn invalid(
 pub struct StrategyList(pub Vec<Strategy>);
 
 impl std::str::FromStr for StrategyList {
-    type Err = crate::policy::UnknownStrategy;
+    type Err = UnknownStrategy;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         if s.trim() == "all" {
             return Ok(StrategyList(Strategy::ALL.to_vec()));
         }
         let mut list = Vec::new();
         for name in s.split(',') {
-            let strategy: Strategy = name.parse()?;
+            let strategy: Strategy = name.parse().map_err(UnknownStrategy::or_all)?;
             if !list.contains(&strategy) {
                 list.push(strategy);
             }
@@ -599,10 +599,9 @@ impl ScenarioFile {
         }
         let mut published = Vec::new();
         for (name, row) in self.published.unwrap_or_default() {
-            let strategy: Strategy =
-                name.parse().map_err(|e: crate::policy::UnknownStrategy| {
-                    invalid("published", &name, e.to_string())
-                })?;
+            let strategy: Strategy = name
+                .parse()
+                .map_err(|e: UnknownStrategy| invalid("published", &name, e.to_string()))?;
             published.push((strategy, row));
         }
         let scenario = Scenario {

@@ -156,10 +156,23 @@ impl fmt::Display for Strategy {
 
 /// An unknown strategy name.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown strategy `{name}`; accepted: {accepted}, all", accepted = Strategy::accepted_names())]
+#[error("unknown strategy `{name}`; accepted: {accepted}{all}", accepted = Strategy::accepted_names(), all = if *.all_accepted { ", all" } else { "" })]
 pub struct UnknownStrategy {
     /// The name that was given.
     pub name: String,
+    /// Whether `all` was accepted where the name was given (a list of strategies), so the
+    /// message offers it.
+    pub all_accepted: bool,
+}
+
+impl UnknownStrategy {
+    /// The same error where `all` is accepted too.
+    pub fn or_all(self) -> Self {
+        UnknownStrategy {
+            all_accepted: true,
+            ..self
+        }
+    }
 }
 
 impl FromStr for Strategy {
@@ -170,6 +183,7 @@ impl FromStr for Strategy {
             .find(|strategy| strategy.name() == wanted)
             .ok_or_else(|| UnknownStrategy {
                 name: wanted.to_string(),
+                all_accepted: false,
             })
     }
 }

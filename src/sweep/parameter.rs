@@ -454,7 +454,7 @@ fn parse_list(parameter: &'static Parameter, text: &str) -> Result<Axis, SweepEr
             Kind::Strategy if item == "all" => Strategy::ALL.map(Value::Strategy).to_vec(),
             Kind::Strategy => vec![Value::Strategy(
                 item.parse::<Strategy>()
-                    .map_err(|e| problem(parameter, e.to_string()))?,
+                    .map_err(|e| problem(parameter, e.or_all().to_string()))?,
             )],
             Kind::Choice(names) => match names.iter().find(|n| **n == item) {
                 Some(name) => vec![Value::Name(name)],

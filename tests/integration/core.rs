@@ -458,7 +458,10 @@ fn bad_flags_get_one_clear_error_naming_the_flag_and_what_is_accepted() {
     assert!(e.contains("--bin"), "{e}");
     let e = refused(&["--strategy", "jittery"]);
     assert!(
-        e.contains("jittery") && e.contains("full-jitter") && e.contains("decorrelated-jitter"),
+        e.contains("jittery")
+            && e.contains("full-jitter")
+            && e.contains("decorrelated-jitter")
+            && e.contains(", all"),
         "{e}"
     );
     let e = refused(&["--base", "1.5.2s"]);

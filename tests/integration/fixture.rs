@@ -199,6 +199,12 @@ fn bad_input_gets_one_clear_line_and_exit_2() {
             format!(r#"{{"scenarios": [{good}, {good}]}}"#),
             "duplicate scenario id `a`",
         ),
+        (
+            // One policy, one strategy: `all` is not offered.
+            format!(r#"{{"policy": {{"strategy": "all"}}, "scenarios": [{good}]}}"#),
+            "unknown strategy `all`; accepted: naive, fixed, exponential, full-jitter, \
+             equal-jitter, decorrelated-jitter, retry-after, reset-aware, retry-after-jitter at",
+        ),
     ];
     for (text, message) in cases {
         let (_dir, path) = file(&text);
