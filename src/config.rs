@@ -827,29 +827,83 @@ impl Scenario {
             .map(|(_, p)| p)
     }
 
-    /// Upper bound on the bytes one run needs: per-client state on the event-queue path, and
-    /// a histogram per parallel block covering the longest possible run (every retry waiting
-    /// the largest delay).
-    pub fn memory_estimate(&self) -> u64 {
-        // Every request waits at most the cap plus a round trip; a client sends at most
-        // retries + 1 requests per item, and with a pool one client may fetch every item.
-        let longest_wait =
-            self.backoff.cap.max(self.backoff.base).as_nanos() + self.latency.max().as_nanos();
-        let items = match self.work {
-            Work::Items(k) => u128::from(k),
-            Work::Pool(p) => u128::from(p),
+    /// The latest time anything can happen in a run of this scenario: what its histograms
+    /// can span. Every wait is at most the cap (every strategy is capped) plus a round trip.
+    /// - Any server: a client sends at most `retries + 1` requests an item.
+    /// - Down for good: every request is refused, so each client gives up on its first item.
+    /// - Down until `t`: from `t` on every request is served; a client still trying sends
+    ///   within one wait of `t`, then one request a round trip for each item left.
+    /// - A rate limiter: a refused request proves that its key admitted (served) a request
+    ///   within the limiter's memory before it — the window, or one token's refill interval
+    ///   — plus the 1 s a whole-second store may keep a key. So while work is left, every
+    ///   stretch of one wait plus that memory serves an item, and there are only so many
+    ///   items.
+    pub fn horizon(&self) -> SimDuration {
+        const SECOND: u128 = 1_000_000_000;
+        let wait = u128::from(
+            self.backoff.cap.max(self.backoff.base).as_nanos() + self.latency.max().as_nanos(),
+        );
+        let requests_per_item = u128::from(self.retries) + 1;
+        let (items_per_client, items) = match self.work {
+            Work::Items(k) => (u128::from(k), u128::from(k) * u128::from(self.clients)),
+            Work::Pool(p) => (u128::from(p), u128::from(p)),
         };
-        let horizon = u128::from(longest_wait) * (u128::from(self.retries) + 1) * items;
-        let windows = horizon / u128::from(self.bin.as_nanos()) + 1;
-        let threads = rayon::current_num_threads() as u128 + 1;
-        // Three histograms (retries, served, refused) of 8 B a window.
-        let histograms = windows * 24 * threads * self.strategies.len() as u128;
+        let each_client = wait * requests_per_item * items_per_client;
+        let bound = match self.server {
+            ServerModel::Down { recover_at: None } => wait * requests_per_item,
+            ServerModel::Down {
+                recover_at: Some(t),
+            } => each_client.min(
+                u128::from(t.as_nanos())
+                    + wait
+                    + items_per_client * u128::from(self.latency.max().as_nanos()),
+            ),
+            ServerModel::Limited(m) => {
+                let memory = match m.rule {
+                    LimiterRule::FixedWindow(r) => r.window,
+                    LimiterRule::SlidingWindow(r) => r.window,
+                    LimiterRule::TokenBucket(r) => r.interval,
+                };
+                let stretch = wait + u128::from(memory.as_nanos()) + SECOND;
+                each_client.min((items + 1) * stretch + wait)
+            }
+        };
+        SimDuration(bound.min(u128::from(u64::MAX)) as u64)
+    }
+
+    /// Estimated bytes a run of this scenario needs at most: per-client state on the
+    /// event-queue path, and histograms covering the [`Scenario::horizon`], for as many runs
+    /// (strategies × replicates) and parallel blocks as can be in flight at once.
+    pub fn memory_estimate(&self) -> u64 {
+        let windows = u128::from(self.horizon().as_nanos() / self.bin.as_nanos()) + 1;
+        let threads = rayon::current_num_threads() as u128;
+        let strategies = self.strategies.len() as u128;
+        let runs = strategies * u128::from(self.replicates);
         let independent = self.path != Path::EventQueue
             && self.run_spec(self.strategies[0]).clients_independent();
+        // Tallies alive at once: one a busy thread, and each strategy's replicate 0, held
+        // while its other replicates run; never more than there are runs (times blocks of
+        // clients on the independent path).
+        let blocks = if independent {
+            u128::from(self.clients.div_ceil(1 << 16))
+        } else {
+            1
+        };
+        let held = if self.replicates > 1 { strategies } else { 0 };
+        let tallies = (threads + held).min(runs * blocks);
+        // Three histograms (retries, served, refused) of 8 B a window, and each client's
+        // finish (16 B) in small runs.
+        let finishes = if self.clients as usize <= crate::metrics::MAX_CLIENT_FINISHES {
+            16 * u128::from(self.clients)
+        } else {
+            0
+        };
+        let histograms = (windows * 24 + finishes) * tallies;
         // Event queue: one pending event a client, 24 or 32 B (measured peaks at 10 M clients:
         // 24 and 32 B a client), with half again for a run that outgrew its start and blocks
         // part-filled: 48 B; 4 B more for items left with several items each; and a limiter's
-        // key table (a sliding window logs `limit` times of 8 B a key).
+        // key table (a sliding window logs `limit` times of 8 B a key). One queue a busy
+        // thread.
         let key_bytes: u128 = match self.server {
             ServerModel::Down { .. } => 0,
             ServerModel::Limited(m) => {
@@ -865,14 +919,8 @@ impl Scenario {
             Work::Items(k) if k > 1 => 4,
             _ => 0,
         };
-        let per_client: u128 = if independent {
-            0
-        } else {
-            48 + items_bytes + key_bytes
-        };
-        let clients = u128::from(self.clients)
-            * per_client
-            * self.strategies.len().min(threads as usize) as u128;
+        let queues = if independent { 0 } else { threads.min(runs) };
+        let clients = u128::from(self.clients) * (48 + items_bytes + key_bytes) * queues;
         (histograms + clients).min(u128::from(u64::MAX)) as u64
     }
 
@@ -963,6 +1011,90 @@ mod tests {
             ..Default::default()
         });
         assert!(e.contains("estimated") && e.contains("GiB"), "{e}");
+    }
+
+    fn shipped(text: &str) -> Scenario {
+        ScenarioFile::parse(text, Some("toml"))
+            .unwrap()
+            .validate()
+            .unwrap()
+    }
+
+    #[test]
+    fn the_shipped_configs_fit_whatever_the_thread_count() {
+        // The estimate counts runs in flight, and the histograms of a limiter run span what a
+        // limiter lets happen, not a thousand capped retries of every item: so Experiment 2's
+        // configs (1000 retries an item) fit the default budget on a 64-thread machine too.
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(64)
+            .build()
+            .unwrap();
+        for text in [
+            include_str!("../configs/herd-down.toml"),
+            include_str!("../configs/fixed-window-one-client.toml"),
+            include_str!("../configs/fixed-window-five-clients.toml"),
+        ] {
+            let scenario = pool.install(|| shipped(text));
+            let estimate = pool.install(|| scenario.memory_estimate());
+            assert!(estimate < 1 << 30, "{} B for {text}", estimate);
+        }
+    }
+
+    #[test]
+    fn the_horizon_bounds_every_request_of_real_runs() {
+        use crate::engine::simulate;
+        // Fixed 1 s waits against a server down for good, 4 retries: requests at 0..=4 s;
+        // the horizon is 5 waits of 1 s. Then limiters and a recovery, every strategy, where
+        // the last window with a request must start within the horizon.
+        let tight = ScenarioFile {
+            strategy: Some("fixed".parse().unwrap()),
+            base: Some(SimDuration::from_secs(1)),
+            cap: Some(SimDuration::from_secs(1)),
+            ..Default::default()
+        }
+        .validate()
+        .unwrap();
+        assert_eq!(tight.horizon(), SimDuration::from_secs(5));
+        let scenarios = [
+            include_str!("../configs/fixed-window-one-client.toml").to_string(),
+            include_str!("../configs/fixed-window-five-clients.toml").to_string(),
+            "clients = 50\nstrategy = \"all\"\nretries = 50\nbase = \"100ms\"\ncap = \"2s\"\n\
+             pool = 400\nlatency = \"20ms\"\n[server]\nmodel = \"token-bucket\"\n\
+             capacity = 2\nrefill = 1\nrefill_interval = \"3s\"\nclients_per_address = 50\n"
+                .to_string(),
+            "clients = 20\nstrategy = \"all\"\nretries = 30\ncap = \"4s\"\nitems = 5\n\
+             [server]\nmodel = \"sliding-window\"\nlimit = 3\nwindow = \"5s\"\n\
+             clients_per_address = 20\n"
+                .to_string(),
+            "clients = 100\nstrategy = \"all\"\nitems = 3\nlatency = \"uniform:50ms..150ms\"\n\
+             [server]\nrecover_at = \"7s\"\n"
+                .to_string(),
+        ];
+        // One request a minute, waits of 1 s: the last request comes two windows in (about
+        // 120 s), far beyond three items' worth of waits (a bound forgetting the window).
+        let slow = "clients = 1\nstrategy = \"all\"\nbase = \"1s\"\ncap = \"1s\"\nretries = 200\n\
+                    items = 3\n[server]\nmodel = \"fixed-window\"\nlimit = 1\nwindow = \"60s\"\n";
+        let mut checked = 0;
+        for text in scenarios.iter().map(String::as_str).chain([slow]) {
+            let scenario = shipped(text);
+            let horizon = scenario.horizon();
+            for &strategy in &scenario.strategies {
+                let tally = simulate(&scenario.run_spec(strategy), Path::EventQueue);
+                let last = tally
+                    .served_windows
+                    .counts()
+                    .len()
+                    .max(tally.refused_windows.counts().len())
+                    - 1;
+                let start = tally.served_windows.window_start(last);
+                assert!(
+                    start <= SimTime::ZERO + horizon,
+                    "{strategy}: {start:?} > {horizon:?} in {text}"
+                );
+                checked += 1;
+            }
+        }
+        assert!(checked >= 20, "{checked}");
     }
 
     #[test]
