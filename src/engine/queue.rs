@@ -48,7 +48,7 @@ use crate::time::SimTime;
 const LEVELS: usize = 8;
 const DIGITS: usize = 256;
 /// Buckets this small are sorted straight into the run instead of being re-filed.
-pub const SMALL: usize = 128;
+pub const SMALL: usize = 256;
 // A small bucket's positions fit the low byte of its sort keys.
 const _: () = assert!(SMALL <= 256);
 /// Events per block of bucket storage. A power of two, so a position splits by shifts.
