@@ -22,7 +22,7 @@ pub use work::{Latency, Work};
 
 use rayon::prelude::*;
 
-use crate::metrics::{Tally, WindowCursor};
+use crate::metrics::{Histogram, Tally, WindowCursor};
 use crate::policy::{Decision, Policy};
 use crate::rng::{ClientRng, ClientSeeds};
 use crate::server::{Response, Server};
@@ -141,8 +141,37 @@ impl PreviousWait for NoWait {
     fn set(&mut self, _wait: SimDuration) {}
 }
 
+/// How a run finds the window of each request: a [`WindowCursor`] on the event queue, whose
+/// times never go back, so that only a request crossing into another window pays for the
+/// division; the division itself ([`Histogram`], holding only the bin) on the independent
+/// path, where each request of a client lands windows after the last.
+trait FindWindow {
+    fn over(histogram: &Histogram) -> Self;
+    fn window_of(&mut self, t: SimTime) -> usize;
+}
+
+impl FindWindow for WindowCursor {
+    fn over(histogram: &Histogram) -> Self {
+        histogram.cursor()
+    }
+    #[inline(always)]
+    fn window_of(&mut self, t: SimTime) -> usize {
+        WindowCursor::window_of(self, t)
+    }
+}
+
+impl FindWindow for Histogram {
+    fn over(histogram: &Histogram) -> Self {
+        Histogram::new(histogram.bin())
+    }
+    #[inline(always)]
+    fn window_of(&mut self, t: SimTime) -> usize {
+        Histogram::window_of(self, t)
+    }
+}
+
 /// What every client shares in one run: the rules, the pool and the counts.
-struct Run<'a> {
+struct Run<'a, F> {
     policy: Policy,
     latency: Latency,
     work: Work,
@@ -153,13 +182,12 @@ struct Run<'a> {
     /// small; empty with one item each or a pool.
     items_left: Vec<u32>,
     first_id: u32,
-    /// Finds each request's window; cheap because a client's times, and the queue's, go
-    /// forward.
-    windows: WindowCursor,
+    /// Finds each request's window.
+    windows: F,
     tally: &'a mut Tally,
 }
 
-impl<'a> Run<'a> {
+impl<'a, F: FindWindow> Run<'a, F> {
     /// The shared state of clients `first_id..first_id + clients` of `spec`.
     fn new(spec: &RunSpec, first_id: u32, clients: u32, tally: &'a mut Tally) -> Self {
         Run {
@@ -175,7 +203,7 @@ impl<'a> Run<'a> {
                 _ => Vec::new(),
             },
             first_id,
-            windows: tally.retries.cursor(),
+            windows: F::over(&tally.retries),
             tally,
         }
     }
@@ -297,7 +325,7 @@ fn event_queue_loop<W: PreviousWait>(spec: &RunSpec) -> Tally {
     let mut tally = Tally::for_clients(spec.bin, spec.clients);
     let mut server = spec.server.clone();
     server.prepare(spec.clients);
-    let mut run = Run::new(spec, 0, spec.clients, &mut tally);
+    let mut run: Run<WindowCursor> = Run::new(spec, 0, spec.clients, &mut tally);
     let mut seeds = ClientSeeds::starting_at(spec.seed, 0);
     let mut queue: EventQueue<Client<W>> = EventQueue::new();
     // Every first request is at t = 0, before anything the answers schedule (FIFO), so they
@@ -354,7 +382,7 @@ fn simulate_block(spec: &RunSpec, first: u32, last: u32) -> Tally {
     let mut tally = Tally::for_clients(spec.bin, spec.clients);
     let mut server = spec.server.clone();
     server.prepare(spec.clients);
-    let mut run = Run::new(spec, first, last - first, &mut tally);
+    let mut run: Run<Histogram> = Run::new(spec, first, last - first, &mut tally);
     let mut seeds = ClientSeeds::starting_at(spec.seed, u64::from(first));
     for id in first..last {
         let mut client: Client<SimDuration> = run.start(id, seeds.next_rng());
