@@ -4,6 +4,8 @@
 //!   (one pending event per client, each pop schedules the client's next attempt).
 //! - `run/*`: whole runs of 1 M clients × 4 retries of full jitter against a down server, on the
 //!   general event-queue path and on the independent-client fast path.
+//! - `scaling/*`: the general path from 10 k to 10 M clients, events per second at each size
+//!   (the smallest is the baseline: the whole queue fits in cache).
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -125,5 +127,23 @@ fn run(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, queue, run);
+/// The general path as the herd grows: the cost per event should stay flat from ten thousand
+/// clients to ten million (a binary heap's grows with the log of the size and, past the
+/// cache, with a miss per pop).
+fn scaling(c: &mut Criterion) {
+    let mut group = c.benchmark_group("scaling");
+    group.sample_size(10);
+    for clients in [10_000u32, 100_000, 1_000_000, 10_000_000] {
+        let spec = full_jitter_spec(clients);
+        group.throughput(Throughput::Elements(u64::from(clients) * 5));
+        group.bench_with_input(
+            BenchmarkId::new("event_queue/full_jitter", clients),
+            &spec,
+            |b, spec| b.iter(|| black_box(simulate_event_queue(spec).requests)),
+        );
+    }
+    group.finish();
+}
+
+criterion_group!(benches, queue, run, scaling);
 criterion_main!(benches);
