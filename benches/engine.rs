@@ -14,10 +14,11 @@ use std::hint::black_box;
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 
 use herd_sim::engine::{simulate_event_queue, simulate_independent, Event, EventQueue, RunSpec};
-use herd_sim::policy::{Backoff, Policy, Strategy};
 use herd_sim::rng::{uniform_below, ClientRng};
 use herd_sim::server::{Down, Server};
-use herd_sim::time::{SimDuration, SimTime};
+use herd_sim::time::SimTime;
+
+mod common;
 
 const SECOND: u64 = 1_000_000_000;
 
@@ -92,21 +93,7 @@ fn queue(c: &mut Criterion) {
 }
 
 fn full_jitter_spec(clients: u32) -> RunSpec {
-    RunSpec::new(
-        clients,
-        Policy {
-            strategy: Strategy::FullJitter,
-            backoff: Backoff {
-                base: SimDuration::from_secs(1),
-                cap: SimDuration::from_secs(30),
-                multiplier: 2.0,
-            },
-            max_retries: 4,
-        },
-        Server::Down(Down::default()),
-        SimDuration::from_millis(100),
-        2015,
-    )
+    common::full_jitter_herd(clients, Server::Down(Down::default()))
 }
 
 fn run(c: &mut Criterion) {

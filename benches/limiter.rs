@@ -7,31 +7,18 @@
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
 
 use herd_sim::engine::{simulate_event_queue, RunSpec};
-use herd_sim::policy::{Backoff, Policy, Strategy};
 use herd_sim::server::{
     Down, FixedWindow, FixedWindowRule, Headers, Keying, Limited, Limiter, Server, Store,
     WindowStart,
 };
 use herd_sim::time::SimDuration;
 
+mod common;
+
 const CLIENTS: u32 = 1_000_000;
 
 fn spec(server: Server) -> RunSpec {
-    RunSpec::new(
-        CLIENTS,
-        Policy {
-            strategy: Strategy::FullJitter,
-            backoff: Backoff {
-                base: SimDuration::from_secs(1),
-                cap: SimDuration::from_secs(30),
-                multiplier: 2.0,
-            },
-            max_retries: 4,
-        },
-        server,
-        SimDuration::from_millis(100),
-        2015,
-    )
+    common::full_jitter_herd(CLIENTS, server)
 }
 
 /// Laravel's limiter, 10 000 requests per second, one key for every client.
