@@ -10,30 +10,23 @@ use serde::Serialize;
 
 use crate::time::{SimDuration, SimTime};
 
-/// Arrivals counted per window of `bin`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Histogram {
+/// Windows of `bin`: which window a time falls in, without a division.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Windows {
     bin: u64,
     /// `floor((2^64 − 1) / bin)`: turns the per-request division into a multiplication (a
     /// 64-bit division costs tens of cycles, the largest single cost of an event).
     reciprocal: u64,
-    counts: Vec<u64>,
 }
 
-impl Histogram {
-    /// An empty histogram with windows of `bin` (which must not be zero).
+impl Windows {
+    /// Windows of `bin` (which must not be zero).
     pub fn new(bin: SimDuration) -> Self {
         assert!(!bin.is_zero(), "histogram bin must be positive");
-        Histogram {
+        Windows {
             bin: bin.as_nanos(),
             reciprocal: u64::MAX / bin.as_nanos(),
-            counts: Vec::new(),
         }
-    }
-
-    /// The window width.
-    pub fn bin(&self) -> SimDuration {
-        SimDuration(self.bin)
     }
 
     /// The window `t` falls in: `floor(t / bin)`.
@@ -53,15 +46,44 @@ impl Histogram {
         }
         q as usize
     }
+}
+
+/// Arrivals counted per window of `bin`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Histogram {
+    windows: Windows,
+    counts: Vec<u64>,
+}
+
+impl Histogram {
+    /// An empty histogram with windows of `bin` (which must not be zero).
+    pub fn new(bin: SimDuration) -> Self {
+        Histogram {
+            windows: Windows::new(bin),
+            counts: Vec::new(),
+        }
+    }
+
+    /// The window width.
+    pub fn bin(&self) -> SimDuration {
+        SimDuration(self.windows.bin)
+    }
+
+    /// This histogram's windows.
+    pub fn windows(&self) -> Windows {
+        self.windows
+    }
+
+    /// The window `t` falls in: `floor(t / bin)`.
+    #[inline(always)]
+    pub fn window_of(&self, t: SimTime) -> usize {
+        self.windows.window_of(t)
+    }
 
     /// A [`WindowCursor`] over this histogram's windows.
     pub fn cursor(&self) -> WindowCursor {
         WindowCursor {
-            windows: Histogram {
-                bin: self.bin,
-                reciprocal: self.reciprocal,
-                counts: Vec::new(),
-            },
+            windows: self.windows,
             start: 0,
             window: 0,
         }
@@ -85,7 +107,10 @@ impl Histogram {
 
     /// Adds another histogram with the same bin into this one.
     pub fn merge(&mut self, other: &Histogram) {
-        assert_eq!(self.bin, other.bin, "merging histograms of different bins");
+        assert_eq!(
+            self.windows, other.windows,
+            "merging histograms of different bins"
+        );
         if other.counts.len() > self.counts.len() {
             self.counts.resize(other.counts.len(), 0);
         }
@@ -122,7 +147,7 @@ impl Histogram {
 
     /// Start time of window `w`.
     pub fn window_start(&self, w: usize) -> SimTime {
-        SimTime(w as u64 * self.bin)
+        SimTime(w as u64 * self.windows.bin)
     }
 }
 
@@ -130,8 +155,7 @@ impl Histogram {
 /// event queue's, which never go back) pay for the division only when they cross into another.
 #[derive(Clone, Debug)]
 pub struct WindowCursor {
-    /// Only the bin and its reciprocal are used.
-    windows: Histogram,
+    windows: Windows,
     /// Where `window` starts.
     start: u64,
     window: usize,

@@ -141,7 +141,7 @@ impl LineChart {
             .iter()
             .position(|c| c == "replicate" || c == "seed");
         let parameters: Vec<usize> = match replicates {
-            Some(seed) => (0..seed)
+            Some(first) => (0..first)
                 .filter(|&c| c != ix && c != iy && Some(c) != iby)
                 .filter(|&c| !filters.iter().any(|&(f, _)| f == c))
                 .collect(),

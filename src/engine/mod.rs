@@ -22,7 +22,7 @@ pub use work::{Latency, Work};
 
 use rayon::prelude::*;
 
-use crate::metrics::{Histogram, Tally, WindowCursor};
+use crate::metrics::{Histogram, Tally, WindowCursor, Windows};
 use crate::policy::{Decision, Policy};
 use crate::rng::{ClientRng, ClientSeeds};
 use crate::server::{Response, Server};
@@ -30,7 +30,7 @@ use crate::time::{SimDuration, SimTime};
 
 /// Clients simulated per parallel block on the independent path. Large enough that seeding a
 /// block's ChaCha and merging its histogram are noise; small enough to balance two cores.
-const BLOCK: u32 = 1 << 16;
+pub const CLIENTS_PER_BLOCK: u32 = 1 << 16;
 
 /// Which way a run is simulated.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -143,8 +143,8 @@ impl PreviousWait for NoWait {
 
 /// How a run finds the window of each request: a [`WindowCursor`] on the event queue, whose
 /// times never go back, so that only a request crossing into another window pays for the
-/// division; the division itself ([`Histogram`], holding only the bin) on the independent
-/// path, where each request of a client lands windows after the last.
+/// division; the division itself ([`Windows`]) on the independent path, where each request
+/// of a client lands windows after the last.
 trait FindWindow {
     fn over(histogram: &Histogram) -> Self;
     fn window_of(&mut self, t: SimTime) -> usize;
@@ -160,13 +160,13 @@ impl FindWindow for WindowCursor {
     }
 }
 
-impl FindWindow for Histogram {
+impl FindWindow for Windows {
     fn over(histogram: &Histogram) -> Self {
-        Histogram::new(histogram.bin())
+        histogram.windows()
     }
     #[inline(always)]
     fn window_of(&mut self, t: SimTime) -> usize {
-        Histogram::window_of(self, t)
+        Windows::window_of(self, t)
     }
 }
 
@@ -361,12 +361,12 @@ fn event_queue_loop<W: PreviousWait>(spec: &RunSpec) -> Tally {
 /// The fast path for servers whose clients cannot interact: each client's whole life in turn,
 /// blocks of clients in parallel. Same draws, same answers, same tally as the event queue.
 pub fn simulate_independent(spec: &RunSpec) -> Tally {
-    let blocks = spec.clients.div_ceil(BLOCK);
+    let blocks = spec.clients.div_ceil(CLIENTS_PER_BLOCK);
     (0..blocks)
         .into_par_iter()
         .map(|block| {
-            let first = block * BLOCK;
-            let last = (first + BLOCK).min(spec.clients);
+            let first = block * CLIENTS_PER_BLOCK;
+            let last = (first + CLIENTS_PER_BLOCK).min(spec.clients);
             simulate_block(spec, first, last)
         })
         .reduce(
@@ -382,7 +382,7 @@ fn simulate_block(spec: &RunSpec, first: u32, last: u32) -> Tally {
     let mut tally = Tally::for_clients(spec.bin, spec.clients);
     let mut server = spec.server.clone();
     server.prepare(spec.clients);
-    let mut run: Run<Histogram> = Run::new(spec, first, last - first, &mut tally);
+    let mut run: Run<Windows> = Run::new(spec, first, last - first, &mut tally);
     let mut seeds = ClientSeeds::starting_at(spec.seed, u64::from(first));
     for id in first..last {
         let mut client: Client<SimDuration> = run.start(id, seeds.next_rng());
@@ -474,7 +474,7 @@ mod tests {
     fn both_paths_agree_for_every_strategy() {
         for strategy in Strategy::ALL {
             for recover in [None, Some(SimTime(5_000_000_000))] {
-                let s = spec(strategy, 3 * BLOCK + 17, recover);
+                let s = spec(strategy, 3 * CLIENTS_PER_BLOCK + 17, recover);
                 assert_eq!(
                     simulate_event_queue(&s),
                     simulate_independent(&s),
@@ -568,7 +568,11 @@ mod tests {
             Strategy::DecorrelatedJitter,
             Strategy::RetryAfter,
         ] {
-            let mut s = spec(strategy, BLOCK + 5, Some(SimTime(3_000_000_000)));
+            let mut s = spec(
+                strategy,
+                CLIENTS_PER_BLOCK + 5,
+                Some(SimTime(3_000_000_000)),
+            );
             s.work = Work::Items(3);
             s.latency = Latency::Uniform {
                 low: SimDuration::from_millis(50),

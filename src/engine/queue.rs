@@ -292,9 +292,10 @@ impl<T: Copy> EventQueue<T> {
     /// event once, instead of shifting it about in a stable sort.
     #[inline]
     fn sort_into_run(&mut self, level: usize, bucket: Bucket) {
+        let blocks = bucket.len.div_ceil(BLOCK);
         let mut chain = [0u32; SMALL_BLOCKS];
         chain[0] = bucket.head;
-        for i in 1..bucket.len.div_ceil(BLOCK) {
+        for i in 1..blocks {
             chain[i] = self.next[chain[i - 1] as usize];
         }
         let at = |position: usize| chain[position / BLOCK] as usize * BLOCK + position % BLOCK;
@@ -317,8 +318,7 @@ impl<T: Copy> EventQueue<T> {
                     .map(|&key| self.slots[at((key & 0xff) as usize)]),
             );
         }
-        self.free
-            .extend_from_slice(&chain[..bucket.len.div_ceil(BLOCK)]);
+        self.free.extend_from_slice(&chain[..blocks]);
         self.base = self.run[self.run.len() - 1].time.0;
     }
 
