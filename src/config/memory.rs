@@ -1,0 +1,127 @@
+//! What a run may cost before it starts: the latest time anything can happen (so how long
+//! histograms can grow) and the bytes a run needs at most, checked against `--memory-limit`.
+
+use super::{ConfigError, LimiterRule, Scenario, ServerModel};
+use crate::engine::{Path, Work};
+use crate::time::SimDuration;
+
+impl Scenario {
+    /// The latest time anything can happen in a run of this scenario: what its histograms
+    /// can span. Every wait is at most the cap (every strategy is capped) plus a round trip.
+    /// - Any server: a client sends at most `retries + 1` requests an item.
+    /// - Down for good: every request is refused, so each client gives up on its first item.
+    /// - Down until `t`: from `t` on every request is served; a client still trying sends
+    ///   within one wait of `t`, then one request a round trip for each item left.
+    /// - A rate limiter: a refused request proves that its key admitted (served) a request
+    ///   within the limiter's memory before it — the window, or one token's refill interval
+    ///   — plus the 1 s a whole-second store may keep a key. So while work is left, every
+    ///   stretch of one wait plus that memory serves an item, and there are only so many
+    ///   items.
+    pub fn horizon(&self) -> SimDuration {
+        const SECOND: u128 = 1_000_000_000;
+        let round_trip = u128::from(self.latency.max().as_nanos());
+        let wait = u128::from(self.backoff.cap.max(self.backoff.base).as_nanos()) + round_trip;
+        let requests_per_item = u128::from(self.retries) + 1;
+        let (items_per_client, items) = match self.work {
+            Work::Items(k) => (u128::from(k), u128::from(k) * u128::from(self.clients)),
+            Work::Pool(p) => (u128::from(p), u128::from(p)),
+        };
+        let each_client = wait * requests_per_item * items_per_client;
+        let bound = match self.server {
+            ServerModel::Down { recover_at: None } => wait * requests_per_item,
+            ServerModel::Down {
+                recover_at: Some(t),
+            } => each_client.min(u128::from(t.as_nanos()) + wait + items_per_client * round_trip),
+            ServerModel::Limited(m) => {
+                let memory = match m.rule {
+                    LimiterRule::FixedWindow(r) => r.window,
+                    LimiterRule::SlidingWindow(r) => r.window,
+                    LimiterRule::TokenBucket(r) => r.interval,
+                };
+                let stretch = wait + u128::from(memory.as_nanos()) + SECOND;
+                each_client.min((items + 1) * stretch + wait)
+            }
+        };
+        SimDuration(bound.min(u128::from(u64::MAX)) as u64)
+    }
+
+    /// Estimated bytes a run of this scenario needs at most: per-client state on the
+    /// event-queue path, and histograms covering the [`Scenario::horizon`], for as many runs
+    /// (strategies × replicates) and parallel blocks as can be in flight at once.
+    pub fn memory_estimate(&self) -> u64 {
+        let windows = u128::from(self.horizon().as_nanos() / self.bin.as_nanos()) + 1;
+        let threads = rayon::current_num_threads() as u128;
+        let strategies = self.strategies.len() as u128;
+        let runs = strategies * u128::from(self.replicates);
+        let independent = self.path != Path::EventQueue
+            && self.run_spec(self.strategies[0]).clients_independent();
+        // Tallies alive at once: one a busy thread, and each strategy's replicate 0, held
+        // while its other replicates run; never more than there are runs (times blocks of
+        // clients on the independent path).
+        let blocks = if independent {
+            u128::from(self.clients.div_ceil(crate::engine::CLIENTS_PER_BLOCK))
+        } else {
+            1
+        };
+        let held = if self.replicates > 1 { strategies } else { 0 };
+        let tallies = (threads + held).min(runs * blocks);
+        // Three histograms (retries, served, refused) of 8 B a window, and each client's
+        // finish (16 B) in small runs.
+        let finishes = if self.clients as usize <= crate::metrics::MAX_CLIENT_FINISHES {
+            16 * u128::from(self.clients)
+        } else {
+            0
+        };
+        let histograms = (windows * 24 + finishes) * tallies;
+        // Event queue: one pending event a client, 24 or 32 B (measured peaks at 10 M clients:
+        // 24 and 32 B a client), with half again for a run that outgrew its start and blocks
+        // part-filled: 48 B; 4 B more for items left with several items each; and a limiter's
+        // key table (a sliding window logs `limit` times of 8 B a key). One queue a busy
+        // thread.
+        let key_bytes: u128 = match self.server {
+            ServerModel::Down { .. } => 0,
+            ServerModel::Limited(m) => {
+                let per_key = match m.rule {
+                    LimiterRule::SlidingWindow(r) => 8 * u128::from(r.limit) + 8,
+                    LimiterRule::FixedWindow(_) => 24,
+                    LimiterRule::TokenBucket(_) => 32,
+                };
+                per_key.div_ceil(u128::from(m.clients_per_address))
+            }
+        };
+        let items_bytes = match self.work {
+            Work::Items(k) if k > 1 => 4,
+            _ => 0,
+        };
+        let queues = if independent { 0 } else { threads.min(runs) };
+        let clients = u128::from(self.clients) * (48 + items_bytes + key_bytes) * queues;
+        (histograms + clients).min(u128::from(u64::MAX)) as u64
+    }
+
+    pub(crate) fn check_memory(&self) -> Result<(), ConfigError> {
+        let estimate = self.memory_estimate();
+        if estimate > self.memory_limit {
+            return Err(ConfigError::TooBig {
+                estimate: human_bytes(estimate),
+                budget: human_bytes(self.memory_limit),
+            });
+        }
+        Ok(())
+    }
+}
+
+/// `1.5 GiB`-style sizes for messages.
+pub fn human_bytes(bytes: u64) -> String {
+    const UNITS: [&str; 7] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"];
+    let mut value = bytes as f64;
+    let mut unit = 0;
+    while value >= 1024.0 && unit + 1 < UNITS.len() {
+        value /= 1024.0;
+        unit += 1;
+    }
+    if unit == 0 {
+        format!("{bytes} B")
+    } else {
+        format!("{value:.1} {}", UNITS[unit])
+    }
+}

@@ -1,0 +1,617 @@
+//! Scenario types: what a config file (TOML or JSON) or the command line may say, the
+//! defaults, and the one validation that turns it into an immutable [`Scenario`].
+//!
+//! Two stages, as in ripgrep: [`ScenarioFile`] mirrors what the user wrote (every field
+//! optional, unknown keys refused); [`ScenarioFile::overridden_by`] lays command-line values
+//! over a file's; [`ScenarioFile::validate`] applies defaults, checks everything once and
+//! builds the [`Scenario`] the engine receives. Nothing here knows about clap.
+//!
+//! Defaults (Experiment 1 of the spec): 1000 clients, strategy `full-jitter`, 4 retries, base
+//! 1 s, cap 30 s, multiplier 2, 100 ms windows, seed 2015, a server that stays down, a memory
+//! budget of 16 GiB; one item per client, zero latency, one replicate.
+//!
+//! Rate-limited servers (`[server] model = "fixed-window" | "sliding-window" | "token-bucket"`)
+//! default to Laravel's throttle: first-hit windows, the whole-second store, whole-second
+//! headers that clients can read, one key per client, epoch phase 0.
+
+mod client;
+mod memory;
+mod output;
+mod server;
+
+pub use client::{LatencyText, StrategyList};
+pub use memory::human_bytes;
+pub use output::Published;
+pub use server::{LimitedModel, LimiterRule, ServerFile, ServerModel};
+
+use std::fmt;
+use std::path::Path as FsPath;
+
+use serde::Deserialize;
+
+use std::collections::BTreeMap;
+
+use crate::engine::{Latency, Path, RunSpec, Work};
+use crate::policy::{Backoff, Policy, Strategy, UnknownStrategy};
+use crate::time::{SimDuration, NANOS_PER_SEC};
+
+/// Default number of clients.
+pub const DEFAULT_CLIENTS: u64 = 1000;
+/// Default retries per client.
+pub const DEFAULT_RETRIES: u32 = 4;
+/// Default master seed (the year of Brooker's jitter post).
+pub const DEFAULT_SEED: u64 = 2015;
+/// Default memory budget in bytes: runs whose estimate exceeds it are refused up front.
+pub const DEFAULT_MEMORY_LIMIT: u64 = 16 << 30;
+
+/// An invalid scenario: names the field, the value and what is accepted.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ConfigError {
+    /// A field's value is outside what is accepted.
+    #[error("invalid {field}: {value}; {accepted}")]
+    Invalid {
+        /// The flag or key, as the user writes it (`--clients`).
+        field: &'static str,
+        /// The offending value, as given.
+        value: String,
+        /// What would be accepted.
+        accepted: String,
+    },
+    /// The run would not fit in the memory budget.
+    #[error("this run needs an estimated {estimate}, over the memory budget of {budget}; lower --clients, --retries or --cap, widen --bin, or raise --memory-limit")]
+    TooBig {
+        /// Estimated bytes, human-readable.
+        estimate: String,
+        /// The budget, human-readable.
+        budget: String,
+    },
+    /// A config file could not be read or parsed.
+    #[error("{path}: {message}")]
+    File {
+        /// The file.
+        path: String,
+        /// What went wrong, with line and column where the parser gives them.
+        message: String,
+    },
+}
+
+pub(crate) fn invalid(
+    field: &'static str,
+    value: impl fmt::Display,
+    accepted: impl Into<String>,
+) -> ConfigError {
+    ConfigError::Invalid {
+        field,
+        value: value.to_string(),
+        accepted: accepted.into(),
+    }
+}
+
+pub(crate) fn positive_count(field: &'static str, value: u32) -> Result<u32, ConfigError> {
+    if value == 0 {
+        return Err(invalid(field, 0, "accepted: a whole number of at least 1"));
+    }
+    Ok(value)
+}
+
+pub(crate) fn positive_duration(
+    field: &'static str,
+    value: Option<SimDuration>,
+    default_secs: u64,
+) -> Result<SimDuration, ConfigError> {
+    let value = value.unwrap_or(SimDuration::from_secs(default_secs));
+    if value.is_zero() {
+        return Err(invalid(
+            field,
+            value,
+            "accepted: a positive duration such as 1s or 60s",
+        ));
+    }
+    Ok(value)
+}
+
+/// One of a closed set of named options; the first is the default.
+pub(crate) fn choose<T: Copy>(
+    field: &'static str,
+    given: Option<String>,
+    options: &[T],
+    name: fn(T) -> &'static str,
+) -> Result<T, ConfigError> {
+    let Some(text) = given else {
+        return Ok(options[0]);
+    };
+    options
+        .iter()
+        .copied()
+        .find(|&o| name(o) == text.trim())
+        .ok_or_else(|| {
+            let names: Vec<&str> = options.iter().map(|&o| name(o)).collect();
+            invalid(field, text, format!("accepted: {}", names.join(", ")))
+        })
+}
+
+/// A scenario as the user wrote it, before defaults and validation. Every key of a config
+/// file is a field here; any other key is an error.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScenarioFile {
+    /// A `[sweep]` table: read by `herd-sim sweep`, ignored by a plain run so one file can
+    /// serve both.
+    #[serde(default)]
+    pub sweep: Option<serde::de::IgnoredAny>,
+    /// Number of clients (`--clients`).
+    pub clients: Option<u64>,
+    /// Strategies to run (`--strategy`).
+    pub strategy: Option<StrategyList>,
+    /// Retries per client after the first failed request (`--retries`).
+    pub retries: Option<u32>,
+    /// First delay (`--base`).
+    pub base: Option<SimDuration>,
+    /// Largest delay (`--cap`).
+    pub cap: Option<SimDuration>,
+    /// Growth per retry (`--multiplier`).
+    pub multiplier: Option<f64>,
+    /// Histogram window (`--bin`).
+    pub bin: Option<SimDuration>,
+    /// Master seed (`--seed`).
+    pub seed: Option<u64>,
+    /// Memory budget in bytes (`--memory-limit`).
+    pub memory_limit: Option<u64>,
+    /// The server.
+    pub server: Option<ServerFile>,
+    /// Items each client fetches in sequence (`--items`).
+    pub items: Option<u32>,
+    /// Items shared by all clients instead (`--pool`).
+    pub pool: Option<u64>,
+    /// Round-trip latency (`--latency`).
+    pub latency: Option<LatencyText>,
+    /// Runs per strategy over spread epoch phases and derived seeds (`--replicates`).
+    pub replicates: Option<u32>,
+    /// Published figures per strategy name, printed beside ours.
+    pub published: Option<BTreeMap<String, Published>>,
+}
+
+impl ScenarioFile {
+    /// Reads a TOML (`.toml`) or JSON (`.json`) scenario file.
+    pub fn read(path: &FsPath) -> Result<ScenarioFile, ConfigError> {
+        let shown = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|e| ConfigError::File {
+            path: shown.clone(),
+            message: format!("cannot read: {e}"),
+        })?;
+        Self::parse(&text, path.extension().and_then(|e| e.to_str())).map_err(|message| {
+            ConfigError::File {
+                path: shown,
+                message,
+            }
+        })
+    }
+
+    /// Parses scenario text; `extension` `json` selects JSON, anything else TOML.
+    pub fn parse(text: &str, extension: Option<&str>) -> Result<ScenarioFile, String> {
+        if extension == Some("json") {
+            serde_json::from_str(text).map_err(|e| e.to_string())
+        } else {
+            toml::from_str(text).map_err(|e| e.to_string().trim_end().replace('\n', " "))
+        }
+    }
+
+    /// This file with every field that `over` sets replaced (command-line flags over a file).
+    pub fn overridden_by(self, over: ScenarioFile) -> ScenarioFile {
+        let server = match (self.server, over.server) {
+            (Some(a), Some(b)) => Some(a.overridden_by(b)),
+            (a, b) => b.or(a),
+        };
+        ScenarioFile {
+            sweep: over.sweep.or(self.sweep),
+            clients: over.clients.or(self.clients),
+            strategy: over.strategy.or(self.strategy),
+            retries: over.retries.or(self.retries),
+            base: over.base.or(self.base),
+            cap: over.cap.or(self.cap),
+            multiplier: over.multiplier.or(self.multiplier),
+            bin: over.bin.or(self.bin),
+            seed: over.seed.or(self.seed),
+            memory_limit: over.memory_limit.or(self.memory_limit),
+            server,
+            items: over.items.or(self.items),
+            pool: over.pool.or(self.pool),
+            latency: over.latency.or(self.latency),
+            replicates: over.replicates.or(self.replicates),
+            published: over.published.or(self.published),
+        }
+    }
+
+    /// Applies defaults and checks every field once.
+    pub fn validate(self) -> Result<Scenario, ConfigError> {
+        let clients = self.clients.unwrap_or(DEFAULT_CLIENTS);
+        if clients == 0 || clients > u64::from(u32::MAX) {
+            return Err(invalid(
+                "--clients",
+                clients,
+                format!("accepted: a whole number from 1 to {}", u32::MAX),
+            ));
+        }
+        let strategies = self
+            .strategy
+            .map(|list| list.0)
+            .unwrap_or_else(|| vec![Strategy::FullJitter]);
+        if strategies.is_empty() {
+            return Err(invalid(
+                "--strategy",
+                "(empty)",
+                format!("accepted: {}, all", Strategy::accepted_names()),
+            ));
+        }
+        let retries = self.retries.unwrap_or(DEFAULT_RETRIES);
+        if retries == 0 {
+            return Err(invalid(
+                "--retries",
+                0,
+                "accepted: a whole number of at least 1",
+            ));
+        }
+        let base = self.base.unwrap_or(SimDuration::from_secs(1));
+        if base.is_zero() {
+            return Err(invalid(
+                "--base",
+                base,
+                "accepted: a positive duration such as 100ms or 1s",
+            ));
+        }
+        let cap = self.cap.unwrap_or(SimDuration::from_secs(30));
+        if cap < base {
+            return Err(invalid(
+                "--cap",
+                cap,
+                format!("accepted: a duration at least --base ({base})"),
+            ));
+        }
+        let multiplier = self.multiplier.unwrap_or(2.0);
+        if !multiplier.is_finite() || multiplier < 1.0 {
+            return Err(invalid(
+                "--multiplier",
+                multiplier,
+                "accepted: a finite number of at least 1, such as 2 or 1.5",
+            ));
+        }
+        let bin = self.bin.unwrap_or(SimDuration::from_millis(100));
+        if bin.is_zero() {
+            return Err(invalid(
+                "--bin",
+                bin,
+                "accepted: a positive duration such as 100ms",
+            ));
+        }
+        let clients = clients as u32;
+        let server = self.server.unwrap_or_default().validate(clients)?;
+        // `all` against a server that sends headers adds the header-reading strategies
+        // (against one that sends none they would only repeat exponential and full jitter).
+        let strategies = if strategies == Strategy::ALL && server.build().sends_headers() {
+            Strategy::every().collect()
+        } else {
+            strategies
+        };
+        let work = match (self.items, self.pool) {
+            (Some(_), Some(_)) => {
+                return Err(invalid(
+                    "--pool",
+                    "given with --items",
+                    "accepted: either --items (per client) or --pool (shared), not both",
+                ))
+            }
+            (_, Some(pool)) if pool < u64::from(clients) => {
+                return Err(invalid(
+                    "--pool",
+                    pool,
+                    format!("accepted: at least one item per client ({clients})"),
+                ))
+            }
+            (_, Some(pool)) => Work::Pool(pool),
+            (Some(0), None) => {
+                return Err(invalid(
+                    "--items",
+                    0,
+                    "accepted: a whole number of at least 1",
+                ))
+            }
+            (items, None) => Work::Items(items.unwrap_or(1)),
+        };
+        let replicates = self.replicates.unwrap_or(1);
+        if replicates == 0 {
+            return Err(invalid(
+                "--replicates",
+                0,
+                "accepted: a whole number of at least 1",
+            ));
+        }
+        let mut published = Vec::new();
+        for (name, row) in self.published.unwrap_or_default() {
+            let strategy: Strategy = name
+                .parse()
+                .map_err(|e: UnknownStrategy| invalid("published", &name, e.to_string()))?;
+            published.push((strategy, row));
+        }
+        let scenario = Scenario {
+            clients,
+            strategies,
+            retries,
+            backoff: Backoff {
+                base,
+                cap,
+                multiplier,
+            },
+            bin,
+            seed: self.seed.unwrap_or(DEFAULT_SEED),
+            server,
+            memory_limit: self.memory_limit.unwrap_or(DEFAULT_MEMORY_LIMIT),
+            path: Path::Auto,
+            work,
+            latency: self.latency.map_or(Latency::default(), |l| l.0),
+            replicates,
+            published,
+        };
+        scenario.check_memory()?;
+        Ok(scenario)
+    }
+}
+
+/// A valid scenario: what the engine runs. Build it with [`ScenarioFile::validate`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct Scenario {
+    /// Number of clients.
+    pub clients: u32,
+    /// Strategies, in the order results are reported.
+    pub strategies: Vec<Strategy>,
+    /// Retries per client.
+    pub retries: u32,
+    /// The backoff curve.
+    pub backoff: Backoff,
+    /// Histogram window.
+    pub bin: SimDuration,
+    /// Master seed; a plain run uses it as every run's seed (see [`crate::rng`]).
+    pub seed: u64,
+    /// The server.
+    pub server: ServerModel,
+    /// Memory budget in bytes.
+    pub memory_limit: u64,
+    /// How to simulate.
+    pub path: Path,
+    /// What each client fetches.
+    pub work: Work,
+    /// Round-trip latency.
+    pub latency: Latency,
+    /// Runs per strategy: replicate `i` of `R` starts the wall clock `i/R` of a second after
+    /// the configured phase and, when `R > 1`, uses the seed `derive_seed(seed, "replicate=i")`.
+    pub replicates: u32,
+    /// Published figures to print beside ours, by strategy.
+    pub published: Vec<(Strategy, Published)>,
+}
+
+impl Scenario {
+    /// The run of one strategy.
+    pub fn run_spec(&self, strategy: Strategy) -> RunSpec {
+        RunSpec {
+            work: self.work,
+            latency: self.latency,
+            ..RunSpec::new(
+                self.clients,
+                Policy {
+                    strategy,
+                    backoff: self.backoff,
+                    max_retries: self.retries,
+                },
+                self.server.build(),
+                self.bin,
+                self.seed,
+            )
+        }
+    }
+
+    /// The run of one strategy in replicate `index` (see [`Scenario::replicates`]); replicate
+    /// 0 of a single-replicate scenario is exactly [`Scenario::run_spec`].
+    pub fn replicate_spec(&self, strategy: Strategy, index: u32) -> RunSpec {
+        let mut spec = self.run_spec(strategy);
+        if self.replicates > 1 {
+            spec.seed = crate::rng::derive_seed(self.seed, &format!("replicate={index}"));
+            let base = match self.server {
+                ServerModel::Limited(m) => m.epoch_phase.as_nanos(),
+                ServerModel::Down { .. } => 0,
+            };
+            let step = u64::from(index) * NANOS_PER_SEC / u64::from(self.replicates);
+            let phase = SimDuration((base + step) % NANOS_PER_SEC);
+            spec.server = self.server.with_phase(phase).build();
+        }
+        spec
+    }
+
+    /// The published figures of `strategy`, if the scenario has them.
+    pub fn published_for(&self, strategy: Strategy) -> Option<&Published> {
+        self.published
+            .iter()
+            .find(|(s, _)| *s == strategy)
+            .map(|(_, p)| p)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::time::SimTime;
+
+    fn err(file: ScenarioFile) -> String {
+        file.validate().unwrap_err().to_string()
+    }
+
+    #[test]
+    fn defaults_are_experiment_one() {
+        let s = ScenarioFile::default().validate().unwrap();
+        assert_eq!(s.clients, 1000);
+        assert_eq!(s.strategies, [Strategy::FullJitter]);
+        assert_eq!(s.retries, 4);
+        assert_eq!(s.backoff.base, SimDuration::from_secs(1));
+        assert_eq!(s.backoff.cap, SimDuration::from_secs(30));
+        assert_eq!(s.bin, SimDuration::from_millis(100));
+        assert_eq!(s.server, ServerModel::Down { recover_at: None });
+    }
+
+    #[test]
+    fn bad_values_name_the_field_the_value_and_the_fix() {
+        let e = err(ScenarioFile {
+            clients: Some(0),
+            ..Default::default()
+        });
+        assert!(e.contains("--clients") && e.contains(": 0;"), "{e}");
+        let e = err(ScenarioFile {
+            cap: Some(SimDuration::from_millis(500)),
+            ..Default::default()
+        });
+        assert!(
+            e.contains("--cap") && e.contains("500ms") && e.contains("1s"),
+            "{e}"
+        );
+        let e = err(ScenarioFile {
+            bin: Some(SimDuration::ZERO),
+            ..Default::default()
+        });
+        assert!(e.contains("--bin"), "{e}");
+        let e = err(ScenarioFile {
+            multiplier: Some(f64::NAN),
+            ..Default::default()
+        });
+        assert!(e.contains("--multiplier") && e.contains("NaN"), "{e}");
+        let e = err(ScenarioFile {
+            retries: Some(0),
+            ..Default::default()
+        });
+        assert!(e.contains("--retries"), "{e}");
+    }
+
+    #[test]
+    fn a_run_too_big_for_memory_is_refused_with_the_estimate() {
+        let e = err(ScenarioFile {
+            bin: Some(SimDuration::from_nanos(1)),
+            ..Default::default()
+        });
+        assert!(e.contains("estimated") && e.contains("GiB"), "{e}");
+    }
+
+    fn shipped(text: &str) -> Scenario {
+        ScenarioFile::parse(text, Some("toml"))
+            .unwrap()
+            .validate()
+            .unwrap()
+    }
+
+    #[test]
+    fn the_shipped_configs_fit_whatever_the_thread_count() {
+        // The estimate counts runs in flight, and the histograms of a limiter run span what a
+        // limiter lets happen, not a thousand capped retries of every item: so Experiment 2's
+        // configs (1000 retries an item) fit the default budget on a 64-thread machine too.
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(64)
+            .build()
+            .unwrap();
+        for text in [
+            include_str!("../../configs/herd-down.toml"),
+            include_str!("../../configs/fixed-window-one-client.toml"),
+            include_str!("../../configs/fixed-window-five-clients.toml"),
+        ] {
+            let scenario = pool.install(|| shipped(text));
+            let estimate = pool.install(|| scenario.memory_estimate());
+            assert!(estimate < 1 << 30, "{} B for {text}", estimate);
+        }
+    }
+
+    #[test]
+    fn the_horizon_bounds_every_request_of_real_runs() {
+        use crate::engine::simulate;
+        // Fixed 1 s waits against a server down for good, 4 retries: requests at 0..=4 s;
+        // the horizon is 5 waits of 1 s. Then limiters and a recovery, every strategy, where
+        // the last window with a request must start within the horizon.
+        let tight = ScenarioFile {
+            strategy: Some("fixed".parse().unwrap()),
+            base: Some(SimDuration::from_secs(1)),
+            cap: Some(SimDuration::from_secs(1)),
+            ..Default::default()
+        }
+        .validate()
+        .unwrap();
+        assert_eq!(tight.horizon(), SimDuration::from_secs(5));
+        let scenarios = [
+            include_str!("../../configs/fixed-window-one-client.toml"),
+            include_str!("../../configs/fixed-window-five-clients.toml"),
+            "clients = 50\nstrategy = \"all\"\nretries = 50\nbase = \"100ms\"\ncap = \"2s\"\n\
+             pool = 400\nlatency = \"20ms\"\n[server]\nmodel = \"token-bucket\"\n\
+             capacity = 2\nrefill = 1\nrefill_interval = \"3s\"\nclients_per_address = 50\n",
+            "clients = 20\nstrategy = \"all\"\nretries = 30\ncap = \"4s\"\nitems = 5\n\
+             [server]\nmodel = \"sliding-window\"\nlimit = 3\nwindow = \"5s\"\n\
+             clients_per_address = 20\n",
+            "clients = 100\nstrategy = \"all\"\nitems = 3\nlatency = \"uniform:50ms..150ms\"\n\
+             [server]\nrecover_at = \"7s\"\n",
+            // One request a minute, waits of 1 s: the last request comes two windows in (about
+            // 120 s), far beyond three items' worth of waits (a bound forgetting the window).
+            "clients = 1\nstrategy = \"all\"\nbase = \"1s\"\ncap = \"1s\"\nretries = 200\n\
+             items = 3\n[server]\nmodel = \"fixed-window\"\nlimit = 1\nwindow = \"60s\"\n",
+        ];
+        let mut checked = 0;
+        for text in scenarios {
+            let scenario = shipped(text);
+            let horizon = scenario.horizon();
+            for &strategy in &scenario.strategies {
+                let tally = simulate(&scenario.run_spec(strategy), Path::EventQueue);
+                let last = tally
+                    .served_windows
+                    .counts()
+                    .len()
+                    .max(tally.refused_windows.counts().len())
+                    - 1;
+                let start = tally.served_windows.window_start(last);
+                assert!(
+                    start <= SimTime::ZERO + horizon,
+                    "{strategy}: {start:?} > {horizon:?} in {text}"
+                );
+                checked += 1;
+            }
+        }
+        assert!(checked >= 20, "{checked}");
+    }
+
+    #[test]
+    fn a_sweep_table_is_left_to_the_sweep() {
+        let file =
+            ScenarioFile::parse("clients = 7\n[sweep]\nclients = [1, 2]\n", Some("toml")).unwrap();
+        assert_eq!(file.validate().unwrap().clients, 7);
+    }
+
+    #[test]
+    fn files_refuse_unknown_keys_and_flags_override_files() {
+        let e = ScenarioFile::parse("clients = 10\nclinets = 5\n", Some("toml")).unwrap_err();
+        assert!(e.contains("clinets"), "{e}");
+        let file = ScenarioFile::parse(
+            "clients = 10\nstrategy = [\"fixed\", \"exponential\"]\nbase = \"250ms\"\n[server]\nrecover_at = \"20s\"\n",
+            Some("toml"),
+        )
+        .unwrap();
+        let flags = ScenarioFile {
+            clients: Some(99),
+            ..Default::default()
+        };
+        let s = file.overridden_by(flags).validate().unwrap();
+        assert_eq!(s.clients, 99);
+        assert_eq!(s.strategies, [Strategy::Fixed, Strategy::Exponential]);
+        assert_eq!(s.backoff.base, SimDuration::from_millis(250));
+        assert_eq!(
+            s.server,
+            ServerModel::Down {
+                recover_at: Some(SimDuration::from_secs(20))
+            }
+        );
+        let json =
+            ScenarioFile::parse(r#"{"clients": 5, "strategy": "all"}"#, Some("json")).unwrap();
+        assert_eq!(
+            json.validate().unwrap().strategies.len(),
+            Strategy::ALL.len()
+        );
+    }
+}
