@@ -27,23 +27,43 @@ impl Axis {
         }
     }
 
-    /// The axis-space range.
+    /// The axis-space range: finite, and never empty (a degenerate axis is widened around
+    /// its value by a step that survives rounding, however large the value).
     pub fn range(&self) -> std::ops::Range<f64> {
-        let (lo, hi) = (self.place(self.lo), self.place(self.hi));
+        let finite = |v: f64| {
+            if v.is_nan() {
+                0.0
+            } else {
+                v.clamp(-f64::MAX / 4.0, f64::MAX / 4.0)
+            }
+        };
+        let (lo, hi) = (finite(self.place(self.lo)), finite(self.place(self.hi)));
         if hi > lo {
             lo..hi
         } else {
-            lo..lo + 1.0
+            lo..lo + lo.abs().max(1.0)
         }
     }
 
     /// Tick positions in axis space: about `wanted` "nice" values (1, 2, 5 × 10^k) on a linear
     /// axis; powers of ten on a log axis (with 2 and 5 between them when it spans under two
     /// decades, so a short log axis still has more than one label).
+    ///
+    /// Never more than [`MAX_TICKS`] + 1 ticks, whatever `wanted` and the range: the loops
+    /// below run over an index range checked against that bound before they start.
     pub fn ticks(&self, wanted: usize) -> Vec<f64> {
         let range = self.range();
+        let wanted = wanted.clamp(1, MAX_TICKS);
         if self.log {
-            let (a, b) = (range.start.floor() as i32, range.end.ceil() as i32);
+            // Axis space of a log axis is log10 of an f64: within ±400 decades.
+            let (a, b) = (
+                range.start.floor().max(-400.0) as i32,
+                range.end.ceil().min(400.0) as i32,
+            );
+            if i64::from(b) - i64::from(a) > 2 * wanted as i64 {
+                // Far more decades than ticks wanted: a nice step of decades instead.
+                return linear_ticks(range, wanted);
+            }
             let multiples: &[f64] = if b - a <= 2 { &[1.0, 2.0, 5.0] } else { &[1.0] };
             let mut ticks = Vec::new();
             for power in a..=b {
@@ -56,10 +76,7 @@ impl Axis {
             }
             ticks
         } else {
-            let step = nice_step((range.end - range.start) / wanted.max(1) as f64);
-            let first = (range.start / step).ceil() as i64;
-            let last = (range.end / step + 1e-9).floor() as i64;
-            (first..=last).map(|i| i as f64 * step).collect()
+            linear_ticks(range, wanted)
         }
     }
 
@@ -69,6 +86,9 @@ impl Axis {
         number(value)
     }
 }
+
+/// The most ticks an axis asks for (a tick per 8 pixels of the widest picture is 1000).
+pub(crate) const MAX_TICKS: usize = 1000;
 
 /// An [`Axis`] as a plotters coordinate: maps axis space linearly to pixels, offers exactly
 /// the axis's ticks as key points (no light grid lines) and labels them in data units.
@@ -133,6 +153,23 @@ impl ValueFormatter<f64> for Ticked {
     fn format_ext(&self, value: &f64) -> String {
         self.axis.label(*value)
     }
+}
+
+/// Linear ticks over axis-space `range`, a nice step apart, about `wanted` of them
+/// (`1 <= wanted <= MAX_TICKS`); at most `MAX_TICKS + 1`.
+fn linear_ticks(range: Range<f64>, wanted: usize) -> Vec<f64> {
+    let n = wanted as f64;
+    // Divided before subtracting, so the span of a range near ±f64::MAX stays finite.
+    let step = nice_step(range.end / n - range.start / n);
+    let first = (range.start / step).ceil();
+    let last = (range.end / step + 1e-9).floor();
+    // `step` is at least span / wanted, so this holds up to rounding; checked rather than
+    // trusted, so no input can make the loop long.
+    if !(last - first <= MAX_TICKS as f64) {
+        return vec![range.start, range.end];
+    }
+    let (first, last) = (first as i64, last as i64);
+    (first..=last).map(|i| i as f64 * step).collect()
 }
 
 /// A step of 1, 2 or 5 × 10^k, the smallest not below `raw`.
@@ -200,6 +237,56 @@ mod tests {
         };
         let labels: Vec<String> = short.ticks(4).iter().map(|&t| short.label(t)).collect();
         assert_eq!(labels, ["1", "2", "5", "10", "20"]);
+    }
+
+    #[test]
+    fn tick_count_is_bounded_whatever_is_asked_and_whatever_the_range() {
+        // Issue 14, defect 2: a chart asked for ~39 million x ticks (a width below the legend's
+        // wrapped around) and built them all. The bound holds for every request and range.
+        let hostile = [
+            (0.997, 1.003),
+            (1.0, 1.0),
+            (-f64::MAX, f64::MAX),
+            (f64::MAX, f64::MAX),
+            (-f64::MAX, -f64::MAX),
+            (1e300, 1e300 * (1.0 + 1e-15)),
+            (f64::MIN_POSITIVE, 2.0 * f64::MIN_POSITIVE),
+            (0.0, f64::INFINITY),
+            (f64::NEG_INFINITY, f64::NAN),
+            (1e-300, 1e300),
+        ];
+        for (lo, hi) in hostile {
+            for log in [false, true] {
+                let axis = Axis { lo, hi, log };
+                let range = axis.range();
+                assert!(
+                    range.start.is_finite() && range.end.is_finite() && range.end > range.start,
+                    "{axis:?}: {range:?}"
+                );
+                for wanted in [0, 1, 2, 6, 1000, 1001, 39_000_000, usize::MAX] {
+                    let ticks = axis.ticks(wanted);
+                    assert!(
+                        ticks.len() <= MAX_TICKS + 1,
+                        "{axis:?} {wanted}: {}",
+                        ticks.len()
+                    );
+                    if wanted <= 20 {
+                        assert!(
+                            ticks.len() <= 2 * wanted.max(1) + 3,
+                            "{axis:?} {wanted}: {ticks:?}"
+                        );
+                    }
+                }
+            }
+        }
+        // Ordinary axes still get about what they ask for.
+        let axis = Axis {
+            lo: 0.0,
+            hi: 100.0,
+            log: false,
+        };
+        assert_eq!(axis.ticks(usize::MAX).len(), 1001);
+        assert_eq!(axis.ticks(10).len(), 11);
     }
 
     #[test]

@@ -13,7 +13,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 
 use super::axis::{Axis, Ticked};
-use super::table::DataTable;
+use super::table::{plain, DataTable};
 use super::{
     draw_error, draw_mesh, render, ChartError, ChartSize, Drawable, ImageFormat, FONT_FAMILY,
 };
@@ -125,16 +125,7 @@ impl LineChart {
             })
             .collect();
         if selected.is_empty() {
-            let shown: Vec<String> = spec
-                .filters
-                .iter()
-                .map(|(k, v)| format!("{k}={v}"))
-                .collect();
-            return Err(ChartError::Invalid {
-                field: "--where",
-                value: shown.join(" "),
-                accepted: format!("no row of {} matches; check the values", table.source_name),
-            });
+            return Err(no_match(table, spec, &filters));
         }
         let replicates = table
             .columns
@@ -302,6 +293,63 @@ impl LineChart {
     }
 }
 
+/// Values of a column listed in a message; more are counted.
+const LISTED_VALUES: usize = 20;
+
+/// The error for `--where` filters that together keep no row: the first filter that alone
+/// matches nothing, with the values its column holds (and the likeliest one meant); or, when
+/// each matches some rows, that they match none together.
+fn no_match(table: &DataTable, spec: &PlotSpec, filters: &[(usize, &str)]) -> ChartError {
+    for (&(c, wanted), (name, _)) in filters.iter().zip(&spec.filters) {
+        if table.rows.iter().any(|row| same_value(&row[c], wanted)) {
+            continue;
+        }
+        let mut seen = std::collections::HashSet::new();
+        let mut values: Vec<&str> = Vec::new();
+        for row in &table.rows {
+            if seen.insert(row[c].as_str()) {
+                values.push(&row[c]);
+            }
+        }
+        let normal = |v: &str| v.to_ascii_lowercase().replace('_', "-");
+        let hint = values
+            .iter()
+            .find(|v| normal(v) == normal(wanted))
+            .map(|v| format!(" (did you mean {name}={}?)", plain(v)))
+            .unwrap_or_default();
+        let mut listed: Vec<String> = values
+            .iter()
+            .take(LISTED_VALUES)
+            .map(|v| plain(v))
+            .collect();
+        if values.len() > LISTED_VALUES {
+            listed.push(format!("and {} more", values.len() - LISTED_VALUES));
+        }
+        return ChartError::Invalid {
+            field: "--where",
+            value: format!("{name}={}", plain(wanted)),
+            accepted: format!(
+                "no row of {} has it{hint}; `{name}` holds {}",
+                table.source_name,
+                listed.join(", ")
+            ),
+        };
+    }
+    let shown: Vec<String> = spec
+        .filters
+        .iter()
+        .map(|(k, v)| format!("{k}={}", plain(v)))
+        .collect();
+    ChartError::Invalid {
+        field: "--where",
+        value: shown.join(" "),
+        accepted: format!(
+            "each matches some rows of {} but no row matches them all; drop one",
+            table.source_name
+        ),
+    }
+}
+
 fn axis_name(column: &str, log: bool) -> String {
     if log {
         format!("{column} (log scale)")
@@ -320,7 +368,35 @@ fn not_positive(field: &'static str, column: &str, row: usize, value: f64) -> Ch
 }
 
 const TITLE_H: u32 = 62;
+/// Width of the legend column at the default size and above.
 const LEGEND_W: u32 = 230;
+/// Horizontal pixels per x tick wanted.
+const PX_PER_X_TICK: u32 = 110;
+
+/// How a picture `width` pixels wide is shared between the plot and the legend.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Layout {
+    /// Width of the plot (axes included).
+    plot_w: u32,
+    /// Width of the legend column on its right.
+    legend_w: u32,
+    /// Ticks wanted on the x axis.
+    x_ticks: usize,
+}
+
+impl Layout {
+    /// The legend takes [`LEGEND_W`], or less than a third of a narrow picture; the plot
+    /// takes the rest. (Sizes are at least `MIN_SIDE`, but any width lays out.)
+    fn of(width: u32) -> Layout {
+        let legend_w = LEGEND_W.min(width / 3);
+        let plot_w = width - legend_w;
+        Layout {
+            plot_w,
+            legend_w,
+            x_ticks: (plot_w / PX_PER_X_TICK).max(2) as usize,
+        }
+    }
+}
 
 impl Drawable for LineChart {
     fn draw_on<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), ChartError>
@@ -343,17 +419,15 @@ impl Drawable for LineChart {
             )
             .map_err(draw_error)?;
         let (width, _) = body.dim_in_pixel();
-        let (plot, legend) = body.split_horizontally(width.saturating_sub(LEGEND_W));
+        let layout = Layout::of(width);
+        let (plot, legend) = body.split_horizontally(layout.plot_w);
         let (x, y) = self.axes();
         let mut chart = ChartBuilder::on(&plot)
             .margin_top(22)
             .margin_right(16)
             .y_label_area_size(70)
             .x_label_area_size(50)
-            .build_cartesian_2d(
-                Ticked::new(x, ((width - LEGEND_W) / 110).max(2) as usize),
-                Ticked::new(y, 6),
-            )
+            .build_cartesian_2d(Ticked::new(x, layout.x_ticks), Ticked::new(y, 6))
             .map_err(draw_error)?;
         draw_mesh(&mut chart, &self.x_label, true)?;
         // The y axis name sits above the axis, horizontal, where it never collides with ticks.
@@ -480,12 +554,73 @@ mod tests {
     }
 
     #[test]
+    fn every_width_lays_out_with_the_plot_and_legend_sharing_it() {
+        // Issue 14, defect 2: widths 200 to 229 left `width - LEGEND_W` to wrap around.
+        for width in 1..=super::super::MAX_SIDE {
+            let l = Layout::of(width);
+            assert_eq!(l.plot_w + l.legend_w, width, "{l:?}");
+            assert!(l.plot_w >= l.legend_w * 2, "{width}: {l:?}");
+            assert!(
+                l.x_ticks >= 2 && l.x_ticks <= (width as usize / 110).max(2),
+                "{width}: {l:?}"
+            );
+        }
+        assert_eq!(Layout::of(1000).legend_w, LEGEND_W);
+    }
+
+    #[test]
+    fn a_one_point_chart_draws_at_every_narrow_width() {
+        let t = table("x,y\n1,1\n");
+        let chart = LineChart::from_table(&t, &spec("x", "y", None)).unwrap();
+        for width in super::super::MIN_SIDE..=400 {
+            let size = ChartSize { width, height: 620 };
+            let svg = chart.render(ImageFormat::Svg, Some(size)).unwrap();
+            let head = format!("<svg width=\"{width}\" height=\"620\"");
+            assert!(svg.starts_with(head.as_bytes()), "{width}");
+        }
+        let png = chart
+            .render(
+                ImageFormat::Png,
+                Some(ChartSize {
+                    width: 200,
+                    height: 200,
+                }),
+            )
+            .unwrap();
+        assert!(png.starts_with(b"\x89PNG"));
+        // Extreme values draw too (the axes stay finite).
+        let t = table("x,y\n-1.7e308,1.7e308\n1.7e308,-1.7e308\n");
+        let chart = LineChart::from_table(&t, &spec("x", "y", None)).unwrap();
+        chart.render(ImageFormat::Svg, None).unwrap();
+    }
+
+    #[test]
+    fn a_where_matching_nothing_lists_the_values_present() {
+        let t =
+            table("clients,strategy,seed,peak\n10,fixed,1,4\n10,full-jitter,1,2\n20,fixed,1,5\n");
+        let mut s = spec("clients", "peak", None);
+        s.filters.push(("strategy".into(), "full_jitter".into()));
+        let e = LineChart::from_table(&t, &s).unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "invalid --where: strategy=full_jitter; no row of sweep.csv has it (did you mean \
+             strategy=full-jitter?); `strategy` holds fixed, full-jitter"
+        );
+        s.filters = vec![
+            ("strategy".into(), "full-jitter".into()),
+            ("clients".into(), "20".into()),
+        ];
+        let e = LineChart::from_table(&t, &s).unwrap_err().to_string();
+        assert!(e.contains("no row matches them all"), "{e}");
+    }
+
+    #[test]
     fn bad_columns_and_log_of_zero_are_refused() {
         let t = table("clients,strategy,peak\n0,a,4\n");
         let e = LineChart::from_table(&t, &spec("client", "peak", None)).unwrap_err();
         assert_eq!(
             e.to_string(),
-            "invalid --x: no column `client` in sweep.csv; columns: clients, strategy, peak"
+            "invalid --x: no column `client` in sweep.csv (did you mean `clients`?); columns: clients, strategy, peak"
         );
         let e = LineChart::from_table(&t, &spec("strategy", "peak", None)).unwrap_err();
         assert!(matches!(e, ChartError::NotNumeric { .. }), "{e}");

@@ -13,6 +13,8 @@
 //! [`crate::output`] so a chart is written whole or not at all.
 
 mod axis;
+#[cfg(test)]
+mod fuzz;
 pub mod histogram;
 pub mod lines;
 pub mod table;
@@ -53,7 +55,7 @@ pub fn ensure_font() -> Result<(), ChartError> {
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum ChartError {
     /// A column named on the command line is not in the file.
-    #[error("invalid {field}: no column `{name}` in {source_name}; columns: {columns}")]
+    #[error("invalid {field}: no column `{name}` in {source_name}{hint}; columns: {columns}")]
     UnknownColumn {
         /// The flag (`--x`, `--y`, `--by`, `--where`).
         field: &'static str,
@@ -61,7 +63,9 @@ pub enum ChartError {
         name: String,
         /// The file (or `the table`).
         source_name: String,
-        /// The columns the file has, comma-separated.
+        /// ` (did you mean `peak_mean`?)` when a column is a likely intent, else empty.
+        hint: String,
+        /// The columns the file has, comma-separated (the first 40, then how many more).
         columns: String,
     },
     /// A value that had to be a number is not one.

@@ -542,3 +542,45 @@ fn plot_reads_what_sweep_writes() {
         .code(2)
         .stderr(predicate::str::contains("base_s"));
 }
+
+#[test]
+fn plot_draws_at_every_narrow_width_and_reads_a_wide_header() {
+    // Issue 14, defect 2: widths 200 to 229 hung with memory climbing (the legend's width was
+    // subtracted from a narrower plot and wrapped around into ~39 million x ticks).
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("one.csv");
+    std::fs::write(&csv, "x,y\n1,1\n").unwrap();
+    for width in [200, 215, 229] {
+        let png = dir.path().join(format!("p{width}.png"));
+        herd()
+            .arg("plot")
+            .arg(&csv)
+            .args(["--x", "x", "--y", "y", "--chart-size"])
+            .arg(format!("{width}x620"))
+            .arg("--out")
+            .arg(&png)
+            .assert()
+            .success();
+        let picture = Picture::read(&png);
+        assert_eq!((picture.width, picture.height), (width, 620));
+        // The single point is drawn (a dot of the first palette colour).
+        let blue = (31, 119, 180);
+        assert!(
+            !picture.row_bands(blue).is_empty(),
+            "no point at width {width}"
+        );
+    }
+    // Issue 14, defect 6: 100 000 columns took 21 s before "no data rows" (a pairwise
+    // duplicate check); now the refusal comes from the one linear pass.
+    let wide = dir.path().join("wide.csv");
+    let header: Vec<String> = (0..100_000).map(|i| format!("c{i}")).collect();
+    std::fs::write(&wide, header.join(",") + "\n").unwrap();
+    herd()
+        .arg("plot")
+        .arg(&wide)
+        .args(["--x", "c1", "--y", "c2", "--out"])
+        .arg(dir.path().join("w.png"))
+        .assert()
+        .code(2)
+        .stderr(predicate::str::ends_with("no data rows under the header\n"));
+}
