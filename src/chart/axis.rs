@@ -165,7 +165,8 @@ fn linear_ticks(range: Range<f64>, wanted: usize) -> Vec<f64> {
     let last = (range.end / step + 1e-9).floor();
     // `step` is at least span / wanted, so this holds up to rounding; checked rather than
     // trusted, so no input can make the loop long.
-    if !(last - first <= MAX_TICKS as f64) {
+    let count = last - first;
+    if count.is_nan() || count > MAX_TICKS as f64 {
         return vec![range.start, range.end];
     }
     let (first, last) = (first as i64, last as i64);
