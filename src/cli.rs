@@ -9,7 +9,7 @@ use clap::{Arg, ArgMatches, Args, FromArgMatches, Parser, Subcommand, ValueEnum}
 
 use herd_sim::chart::{ChartSize, CountScale, PlotSpec};
 use herd_sim::config::{LatencyText, ScenarioFile, ServerFile, StrategyList};
-use herd_sim::engine::Path;
+use herd_sim::engine::{NetworkDelay, Path};
 use herd_sim::policy::Strategy;
 use herd_sim::report::Format;
 use herd_sim::sweep::file::SweepFile;
@@ -326,9 +326,10 @@ pub struct RunArgs {
     #[arg(long, value_name = "N", value_parser = parse_whole)]
     pub seed: Option<u64>,
 
-    /// Server model [default: down].
+    /// Server model [default: down]. `occ`: one row under optimistic concurrency control
+    /// (Brooker 2015), each client reading then writing until one write succeeds.
     #[arg(long, value_name = "MODEL",
-          value_parser = ["down", "fixed-window", "sliding-window", "token-bucket"])]
+          value_parser = ["down", "fixed-window", "sliding-window", "token-bucket", "occ"])]
     pub server: Option<String>,
 
     /// For `--server down`: the server serves from this time on.
@@ -349,6 +350,12 @@ pub struct RunArgs {
     /// Round-trip latency of every request: a duration (110ms) or uniform:LOW..HIGH [default: 0s].
     #[arg(long, value_name = "LATENCY", value_parser = parse_latency, allow_hyphen_values = true)]
     pub latency: Option<LatencyText>,
+
+    /// For `--server occ`: the delay of each message (read, its answer, write, its answer):
+    /// 10ms, exp:MEAN, uniform:LOW..HIGH or normal:MEAN,SD folded at zero
+    /// [default: normal:10ms,2ms].
+    #[arg(long, value_name = "DELAY", value_parser = parse_network_delay, allow_hyphen_values = true)]
+    pub network_delay: Option<NetworkDelay>,
 
     /// Runs per strategy, spreading the epoch phase over the second and deriving seeds;
     /// figures are then reported as mean and range [default: 1].
@@ -565,6 +572,7 @@ impl RunArgs {
             items: self.items,
             pool: self.pool,
             latency: self.latency,
+            network_delay: self.network_delay,
             replicates: self.replicates,
             published: None,
         }
@@ -604,6 +612,10 @@ fn parse_duration_arg(text: &str) -> Result<SimDuration, String> {
 }
 
 fn parse_latency(text: &str) -> Result<LatencyText, String> {
+    text.parse()
+}
+
+fn parse_network_delay(text: &str) -> Result<NetworkDelay, String> {
     text.parse()
 }
 

@@ -90,13 +90,14 @@ pub fn run(scenario: &Scenario) -> Report {
 pub fn run_one(scenario: &Scenario, strategy: Strategy) -> RunResult {
     let spec = scenario.replicate_spec(strategy, 0);
     let tally = simulate(&spec, scenario.path);
+    let occ = scenario.server.is_occ();
     let over_replicates = (scenario.replicates > 1).then(|| {
-        let mut summaries = vec![Summary::of(&tally)];
+        let mut summaries = vec![Summary::with_attempts(&tally, occ)];
         summaries.par_extend((1..scenario.replicates).into_par_iter().map(|i| {
-            Summary::of(&simulate(
-                &scenario.replicate_spec(strategy, i),
-                scenario.path,
-            ))
+            Summary::with_attempts(
+                &simulate(&scenario.replicate_spec(strategy, i), scenario.path),
+                occ,
+            )
         }));
         ReplicateSpread::of(&summaries)
     });
@@ -109,8 +110,16 @@ pub fn run_one(scenario: &Scenario, strategy: Strategy) -> RunResult {
         cap_s: scenario.backoff.cap.as_secs_f64(),
         multiplier: scenario.backoff.multiplier,
         bin_s: scenario.bin.as_secs_f64(),
-        server: scenario.server.describe(),
-        summary: Summary::of(&tally),
+        server: if occ {
+            format!(
+                "{}, network {} a message",
+                scenario.server.describe(),
+                scenario.network_delay
+            )
+        } else {
+            scenario.server.describe()
+        },
+        summary: Summary::with_attempts(&tally, occ),
         histogram: tally.retries.counts().to_vec(),
         work: scenario.work.to_string(),
         latency: scenario.latency.to_string(),

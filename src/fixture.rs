@@ -1337,6 +1337,7 @@ mod tests {
                 seed: 99,
                 work: crate::engine::Work::default(),
                 latency: crate::engine::Latency::default(),
+                network: crate::engine::STUDY_NETWORK,
             });
             let last = tally.last_retry.unwrap();
             assert_eq!(s.delay.as_nanos(), last.as_nanos(), "{strategy}");

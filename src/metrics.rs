@@ -353,6 +353,11 @@ pub struct Summary {
     pub finish_s: f64,
     /// Latest minus earliest client finish, in seconds.
     pub finish_spread_s: f64,
+    /// `occ` only: writes sent, failed ones included (Brooker's "calls"), the same count as
+    /// `requests` under the study's name. Absent from the JSON and the sweep's columns for
+    /// the other servers.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub attempts: Option<u64>,
 }
 
 impl Summary {
@@ -385,7 +390,15 @@ impl Summary {
                 (Some(first), Some(last)) => (last - first).as_secs_f64(),
                 _ => 0.0,
             },
+            attempts: None,
         }
+    }
+
+    /// [`Summary::of`], with `attempts` filled in when `attempts` is true (an `occ` run).
+    pub fn with_attempts(tally: &Tally, attempts: bool) -> Self {
+        let mut summary = Summary::of(tally);
+        summary.attempts = attempts.then_some(summary.requests);
+        summary
     }
 }
 

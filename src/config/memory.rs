@@ -17,6 +17,12 @@ impl Scenario {
     ///   — plus the 1 s a whole-second store may keep a key. So while work is left, every
     ///   stretch of one wait plus that memory serves an item, and there are only so many
     ///   items.
+    /// - `occ`: a write fails only when another succeeded after its read, at most two message
+    ///   delays `d` before it; and any unfinished client has a write arriving within one wait
+    ///   and four delays of any instant. So while clients remain, every stretch of one wait
+    ///   and six delays holds a success, and each client makes one: the last answer comes
+    ///   within `clients × (wait + 6d) + d`, or sooner `retries + 1` attempts of `wait + 4d`.
+    ///   `d` is the network delay's [`crate::engine::NetworkDelay::practical_max`].
     pub fn horizon(&self) -> SimDuration {
         const SECOND: u128 = 1_000_000_000;
         let round_trip = u128::from(self.latency.max().as_nanos());
@@ -40,6 +46,11 @@ impl Scenario {
                 };
                 let stretch = wait + u128::from(memory.as_nanos()) + SECOND;
                 each_client.min((items + 1) * stretch + wait)
+            }
+            ServerModel::Occ => {
+                let d = u128::from(self.network_delay.practical_max().as_nanos());
+                let attempts = requests_per_item * (wait + 4 * d);
+                attempts.min(u128::from(self.clients) * (wait + 6 * d)) + d
             }
         };
         SimDuration(bound.min(u128::from(u64::MAX)) as u64)
@@ -76,9 +87,13 @@ impl Scenario {
         // Event queue: one pending event a client, 24 or 32 B (measured peaks at 10 M clients:
         // 24 and 32 B a client), with half again for a run that outgrew its start and blocks
         // part-filled: 48 B; 4 B more for items left with several items each; and a limiter's
-        // key table (a sliding window logs `limit` times of 8 B a key). One queue a busy
+        // key table (a sliding window logs `limit` times of 8 B a key), or the larger events of
+        // `occ`. One queue a busy
         // thread.
         let key_bytes: u128 = match self.server {
+            // `occ` keeps one time, but its events carry their read's offset: 8 B more a client,
+            // half again for the queue's slack.
+            ServerModel::Occ => 12,
             ServerModel::Down { .. } => 0,
             ServerModel::Limited(m) => {
                 let per_key = match m.rule {

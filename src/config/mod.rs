@@ -10,6 +10,11 @@
 //! 1 s, cap 30 s, multiplier 2, 100 ms windows, seed 2015, a server that stays down, a memory
 //! budget of 16 GiB; one item per client, zero latency, one replicate.
 //!
+//! The `occ` server (one row under optimistic concurrency, Brooker 2015) takes no server keys;
+//! its attempts' four messages each take `network_delay` (`--network-delay`, by default the
+//! study's `normal:10ms,2ms`), which no other server accepts, and it accepts neither
+//! `--latency` nor `--items`/`--pool` (each client makes one successful write).
+//!
 //! Rate-limited servers (`[server] model = "fixed-window" | "sliding-window" | "token-bucket"`)
 //! default to Laravel's throttle: first-hit windows, the whole-second store, whole-second
 //! headers that clients can read, one key per client, epoch phase 0.
@@ -31,7 +36,7 @@ use serde::Deserialize;
 
 use std::collections::BTreeMap;
 
-use crate::engine::{Latency, Path, RunSpec, Work};
+use crate::engine::{Latency, NetworkDelay, Path, RunSpec, Work, STUDY_NETWORK};
 use crate::policy::{Backoff, Policy, Strategy, UnknownStrategy};
 use crate::time::{SimDuration, NANOS_PER_SEC};
 
@@ -165,6 +170,8 @@ pub struct ScenarioFile {
     pub pool: Option<u64>,
     /// Round-trip latency (`--latency`).
     pub latency: Option<LatencyText>,
+    /// The delay of each message, `occ` only (`--network-delay`).
+    pub network_delay: Option<NetworkDelay>,
     /// Runs per strategy over spread epoch phases and derived seeds (`--replicates`).
     pub replicates: Option<u32>,
     /// Published figures per strategy name, printed beside ours.
@@ -217,6 +224,7 @@ impl ScenarioFile {
             items: over.items.or(self.items),
             pool: over.pool.or(self.pool),
             latency: over.latency.or(self.latency),
+            network_delay: over.network_delay.or(self.network_delay),
             replicates: over.replicates.or(self.replicates),
             published: over.published.or(self.published),
         }
@@ -292,6 +300,33 @@ impl ScenarioFile {
         } else {
             strategies
         };
+        if server.is_occ() {
+            let one_write = "accepted: not with --server occ, where each client stops after one \
+                             successful write";
+            if let Some(items) = self.items {
+                return Err(invalid("--items", items, one_write));
+            }
+            if let Some(pool) = self.pool {
+                return Err(invalid("--pool", pool, one_write));
+            }
+            if let Some(latency) = self.latency {
+                return Err(invalid(
+                    "--latency",
+                    latency.0,
+                    "accepted: not with --server occ, whose four messages an attempt each take \
+                     --network-delay",
+                ));
+            }
+        } else if let Some(delay) = self.network_delay {
+            return Err(invalid(
+                "--network-delay",
+                delay,
+                format!(
+                    "accepted only with --server occ (server {} takes --latency, a round trip)",
+                    server.name()
+                ),
+            ));
+        }
         let work = match (self.items, self.pool) {
             (Some(_), Some(_)) => {
                 return Err(invalid(
@@ -348,6 +383,7 @@ impl ScenarioFile {
             path: Path::Auto,
             work,
             latency: self.latency.map_or(Latency::default(), |l| l.0),
+            network_delay: self.network_delay.unwrap_or(STUDY_NETWORK),
             replicates,
             published,
         };
@@ -381,6 +417,8 @@ pub struct Scenario {
     pub work: Work,
     /// Round-trip latency.
     pub latency: Latency,
+    /// The delay of each message of an `occ` attempt.
+    pub network_delay: NetworkDelay,
     /// Runs per strategy: replicate `i` of `R` starts the wall clock `i/R` of a second after
     /// the configured phase and, when `R > 1`, uses the seed `derive_seed(seed, "replicate=i")`.
     pub replicates: u32,
@@ -394,6 +432,7 @@ impl Scenario {
         RunSpec {
             work: self.work,
             latency: self.latency,
+            network: self.network_delay,
             ..RunSpec::new(
                 self.clients,
                 Policy {
@@ -416,7 +455,7 @@ impl Scenario {
             spec.seed = crate::rng::derive_seed(self.seed, &format!("replicate={index}"));
             let base = match self.server {
                 ServerModel::Limited(m) => m.epoch_phase.as_nanos(),
-                ServerModel::Down { .. } => 0,
+                ServerModel::Down { .. } | ServerModel::Occ => 0,
             };
             let step = u64::from(index) * NANOS_PER_SEC / u64::from(self.replicates);
             let phase = SimDuration((base + step) % NANOS_PER_SEC);
@@ -516,6 +555,7 @@ mod tests {
             include_str!("../../configs/herd-down.toml"),
             include_str!("../../configs/fixed-window-one-client.toml"),
             include_str!("../../configs/fixed-window-five-clients.toml"),
+            include_str!("../../configs/occ-contention.toml"),
         ] {
             let scenario = pool.install(|| shipped(text));
             let estimate = pool.install(|| scenario.memory_estimate());
@@ -553,6 +593,11 @@ mod tests {
             // 120 s), far beyond three items' worth of waits (a bound forgetting the window).
             "clients = 1\nstrategy = \"all\"\nbase = \"1s\"\ncap = \"1s\"\nretries = 200\n\
              items = 3\n[server]\nmodel = \"fixed-window\"\nlimit = 1\nwindow = \"60s\"\n",
+            // Contention: the study's config, and a fixed network with no backoff, where the
+            // last write comes at 4d·N − d (so N·(0 + 6d) + d bounds it).
+            include_str!("../../configs/occ-contention.toml"),
+            "clients = 40\nstrategy = \"naive\"\nretries = 100\nnetwork_delay = \"3ms\"\n\
+             [server]\nmodel = \"occ\"\n",
         ];
         let mut checked = 0;
         for text in scenarios {

@@ -5,9 +5,9 @@ use serde::{Deserialize, Serialize};
 
 use super::{choose, invalid, positive_count, positive_duration, ConfigError};
 use crate::server::{
-    Down, FixedWindow, FixedWindowRule, HeaderStyle, Headers, Keying, Limited, Limiter, Refill,
-    Server, SlidingWindow, SlidingWindowRule, Store, TokenBucket, TokenBucketRule, WallClock,
-    WindowStart,
+    Down, FixedWindow, FixedWindowRule, HeaderStyle, Headers, Keying, Limited, Limiter, Occ,
+    Refill, Server, SlidingWindow, SlidingWindowRule, Store, TokenBucket, TokenBucketRule,
+    WallClock, WindowStart,
 };
 use crate::time::{SimDuration, SimTime, NANOS_PER_SEC};
 
@@ -15,7 +15,7 @@ use crate::time::{SimDuration, SimTime, NANOS_PER_SEC};
 #[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct ServerFile {
-    /// `down`, `fixed-window`, `sliding-window` or `token-bucket`.
+    /// `down`, `fixed-window`, `sliding-window`, `token-bucket` or `occ`.
     pub model: Option<String>,
     /// For `down`: from this time on the server serves.
     pub recover_at: Option<SimDuration>,
@@ -75,6 +75,7 @@ impl ServerFile {
                     recover_at: self.recover_at,
                 })
             }
+            "occ" => return Ok(ServerModel::Occ),
             "fixed-window" => LimiterRule::FixedWindow(FixedWindowRule {
                 limit: positive_count("--limit", self.limit.unwrap_or(30))?,
                 window: positive_duration("--window", self.window, 60)?,
@@ -105,7 +106,7 @@ impl ServerFile {
                 return Err(invalid(
                     "--server",
                     other,
-                    "accepted: down, fixed-window, sliding-window, token-bucket",
+                    "accepted: down, fixed-window, sliding-window, token-bucket, occ",
                 ))
             }
         };
@@ -142,7 +143,7 @@ impl ServerFile {
 
 impl ServerFile {
     /// A limiter key given for the `down` server is an error (most likely `--server` was
-    /// forgotten). Between limiters, keys of another algorithm are ignored, so that a config
+    /// forgotten), and so is any key for `occ`, which has none. Between limiters, keys of another algorithm are ignored, so that a config
     /// written for one limiter can be rerun with `--server` naming another.
     fn refuse_foreign_keys(&self, model: &str) -> Result<(), ConfigError> {
         let window = ["--limit", "--window"];
@@ -161,6 +162,7 @@ impl ServerFile {
         ];
         let applies: Vec<&str> = match model {
             "down" => vec!["--recover-at"],
+            "occ" => vec![],
             "fixed-window" | "sliding-window" | "token-bucket" => {
                 [&window[..], &fixed, &bucket, &limiter].concat()
             }
@@ -185,14 +187,20 @@ impl ServerFile {
             .iter()
             .find(|(field, set)| *set && !applies.contains(field))
         {
-            Some((field, _)) => Err(invalid(
-                field,
-                format!("given for server {model}"),
-                format!(
-                    "it applies only to a server it configures; accepted for {model}: {}",
-                    applies.join(", ")
-                ),
-            )),
+            Some((field, _)) => {
+                Err(invalid(
+                    field,
+                    format!("given for server {model}"),
+                    if applies.is_empty() {
+                        format!("it applies only to a server it configures; {model} takes no server keys")
+                    } else {
+                        format!(
+                            "it applies only to a server it configures; accepted for {model}: {}",
+                            applies.join(", ")
+                        )
+                    },
+                ))
+            }
             None => Ok(()),
         }
     }
@@ -208,6 +216,8 @@ pub enum ServerModel {
     },
     /// Up, behind a rate limiter.
     Limited(LimitedModel),
+    /// One row under optimistic concurrency control (Brooker 2015).
+    Occ,
 }
 
 /// The algorithm of a rate-limited server.
@@ -260,6 +270,7 @@ impl ServerModel {
                     visible: m.headers_visible,
                 },
             }),
+            ServerModel::Occ => Server::Occ(Occ::default()),
         }
     }
 
@@ -272,9 +283,27 @@ impl ServerModel {
         self
     }
 
-    /// True for a rate-limited server, false for `down`.
+    /// True for a rate-limited server, false for `down` and `occ`.
     pub fn is_limited(&self) -> bool {
         matches!(self, ServerModel::Limited(_))
+    }
+
+    /// True for `occ`, whose attempts are a read then a write over the network delay.
+    pub fn is_occ(&self) -> bool {
+        matches!(self, ServerModel::Occ)
+    }
+
+    /// The name `--server` takes for this model.
+    pub fn name(&self) -> &'static str {
+        match self {
+            ServerModel::Down { .. } => "down",
+            ServerModel::Limited(m) => match m.rule {
+                LimiterRule::FixedWindow(_) => "fixed-window",
+                LimiterRule::SlidingWindow(_) => "sliding-window",
+                LimiterRule::TokenBucket(_) => "token-bucket",
+            },
+            ServerModel::Occ => "occ",
+        }
     }
 
     /// A short description for titles and tables.
@@ -284,6 +313,7 @@ impl ServerModel {
             ServerModel::Down {
                 recover_at: Some(at),
             } => format!("down, recovers at {at}"),
+            ServerModel::Occ => "occ (one row, optimistic concurrency)".to_string(),
             ServerModel::Limited(m) => {
                 let rule = match m.rule {
                     LimiterRule::FixedWindow(r) => format!(

@@ -14,9 +14,11 @@
 //! and its own history (see [`crate::rng`]), and a stateless server's answer only on the time.
 //! `tests/integration` checks the agreement for every strategy. Nothing here does I/O.
 
+pub mod delay;
 pub mod queue;
 pub mod work;
 
+pub use delay::{NetworkDelay, STUDY_NETWORK};
 pub use queue::{Event, EventQueue};
 pub use work::{Latency, Work};
 
@@ -59,8 +61,12 @@ pub struct RunSpec {
     pub seed: u64,
     /// What each client fetches (one item each by default).
     pub work: Work,
-    /// The round trip of every request (zero by default).
+    /// The round trip of every request (zero by default). Not used by the `occ` server,
+    /// whose attempts are four messages of `network` each.
     pub latency: Latency,
+    /// The delay of each message of an `occ` attempt (read request, read answer, write
+    /// request, write answer); unused by the other servers. Brooker's by default.
+    pub network: NetworkDelay,
 }
 
 impl RunSpec {
@@ -74,6 +80,7 @@ impl RunSpec {
             seed,
             work: Work::default(),
             latency: Latency::default(),
+            network: STUDY_NETWORK,
         }
     }
 
@@ -85,16 +92,20 @@ impl RunSpec {
 
 /// A client between requests. It travels inside its pending event, so the loop never looks a
 /// client up in a table (a cache miss per event at a million clients). The queue moves every
-/// event two or three times, so bytes count: with [`NoWait`] a client is 16 bytes, 24 with the
-/// event's time; only decorrelated jitter carries its previous wait (32 bytes with the time).
+/// event two or three times, so bytes count: with [`NoWait`] and [`Single`] a client is 16
+/// bytes, 24 with the event's time; only decorrelated jitter carries its previous wait (32
+/// bytes with the time), and only the `occ` server's attempts their read's offset
+/// ([`ReadWrite`], 8 bytes more).
 #[derive(Clone, Copy, Debug)]
-struct Client<W> {
+struct Client<W, X = Single> {
     id: u32,
     /// Retries sent for the current item (reset after each success).
     retries_made: u32,
     rng: ClientRng,
     /// The previous wait, if the strategy reads it.
     previous: W,
+    /// What the pending attempt carries besides its time.
+    exchange: X,
 }
 
 /// Where a client keeps its previous wait (`base` before the first retry), the input of
@@ -141,6 +152,94 @@ impl PreviousWait for NoWait {
     fn set(&mut self, _wait: SimDuration) {}
 }
 
+/// What an attempt is made of, on the wire: one request answered at its arrival ([`Single`],
+/// every server but `occ`), or a read followed by a write ([`ReadWrite`], the `occ` server).
+/// A type parameter, like [`PreviousWait`], so that the herd's events stay as small and its
+/// loop as short as without `occ`.
+trait Exchange: Copy {
+    /// True when every client's first attempt reaches the server at t = 0, so that the first
+    /// attempts are answered in client order without being queued.
+    const FIRST_AT_ZERO: bool;
+    /// Nothing sent yet.
+    fn new() -> Self;
+    /// The server's answer to `client`'s attempt that reaches it at `time`.
+    fn respond(self, server: &mut Server, time: SimTime, client: u32) -> Response;
+    /// How long the answer takes to reach the client.
+    fn answer_delay(latency: &Latency, network: &NetworkDelay, rng: &mut ClientRng) -> SimDuration;
+    /// Sends an attempt at `send`: returns when it reaches the server (its event's time).
+    fn send(&mut self, send: SimTime, network: &NetworkDelay, rng: &mut ClientRng) -> SimTime;
+}
+
+/// One request, answered where it arrives; the round trip is [`Latency`], all of it counted
+/// after the answer (the server answers at the arrival, the client reads it a round trip
+/// later). Carries nothing.
+#[derive(Clone, Copy, Debug)]
+struct Single;
+
+impl Exchange for Single {
+    const FIRST_AT_ZERO: bool = true;
+    #[inline(always)]
+    fn new() -> Self {
+        Single
+    }
+    #[inline(always)]
+    fn respond(self, server: &mut Server, time: SimTime, client: u32) -> Response {
+        server.respond(time, client)
+    }
+    #[inline(always)]
+    fn answer_delay(
+        latency: &Latency,
+        _network: &NetworkDelay,
+        rng: &mut ClientRng,
+    ) -> SimDuration {
+        latency.draw(rng)
+    }
+    #[inline(always)]
+    fn send(&mut self, send: SimTime, _network: &NetworkDelay, _rng: &mut ClientRng) -> SimTime {
+        send
+    }
+}
+
+/// An `occ` attempt: read request, read answer and write request cross the network (three
+/// draws of [`NetworkDelay`] from the client's stream, in that order, when it is sent), then
+/// the write answer (a fourth, when it is answered). The event is the write's arrival `t_w`;
+/// it carries how long before it the read arrived, `t_w − t_r` (the read answer's and write
+/// request's delays).
+#[derive(Clone, Copy, Debug)]
+struct ReadWrite {
+    read_before: SimDuration,
+}
+
+impl Exchange for ReadWrite {
+    const FIRST_AT_ZERO: bool = false;
+    #[inline(always)]
+    fn new() -> Self {
+        ReadWrite {
+            read_before: SimDuration::ZERO,
+        }
+    }
+    #[inline(always)]
+    fn respond(self, server: &mut Server, time: SimTime, client: u32) -> Response {
+        server.respond_after_read(time, SimTime(time.0 - self.read_before.0), client)
+    }
+    #[inline(always)]
+    fn answer_delay(
+        _latency: &Latency,
+        network: &NetworkDelay,
+        rng: &mut ClientRng,
+    ) -> SimDuration {
+        network.draw(rng)
+    }
+    #[inline(always)]
+    fn send(&mut self, send: SimTime, network: &NetworkDelay, rng: &mut ClientRng) -> SimTime {
+        let read = send + network.draw(rng);
+        let read_answer = network.draw(rng);
+        let write = network.draw(rng);
+        self.read_before = SimDuration(read_answer.0 + write.0);
+        read + self.read_before
+    }
+}
+
 /// How a run finds the window of each request: a [`WindowCursor`] on the event queue, whose
 /// times never go back, so that only a request crossing into another window pays for the
 /// division; the division itself ([`Windows`]) on the independent path, where each request
@@ -174,6 +273,7 @@ impl FindWindow for Windows {
 struct Run<'a, F> {
     policy: Policy,
     latency: Latency,
+    network: NetworkDelay,
     work: Work,
     /// Items left in the shared pool (always 0 with per-client items).
     pool_left: u64,
@@ -193,6 +293,7 @@ impl<'a, F: FindWindow> Run<'a, F> {
         Run {
             policy: spec.policy,
             latency: spec.latency,
+            network: spec.network,
             work: spec.work,
             pool_left: match spec.work {
                 Work::Items(_) => 0,
@@ -209,18 +310,19 @@ impl<'a, F: FindWindow> Run<'a, F> {
     }
 
     /// A client's first state: its first item taken (from the pool, if shared).
-    fn start<W: PreviousWait>(&self, id: u32, rng: ClientRng) -> Client<W> {
+    fn start<W: PreviousWait, X: Exchange>(&self, id: u32, rng: ClientRng) -> Client<W, X> {
         Client {
             id,
             retries_made: 0,
             rng,
             previous: W::start(self.policy.backoff.base),
+            exchange: X::new(),
         }
     }
 
     /// Counts a success of `client`: true when it has more to fetch.
     #[inline(always)]
-    fn more_work<W>(&mut self, client: &Client<W>) -> bool {
+    fn more_work<W, X>(&mut self, client: &Client<W, X>) -> bool {
         match self.work {
             Work::Items(1) => false,
             Work::Items(_) => {
@@ -240,10 +342,10 @@ impl<'a, F: FindWindow> Run<'a, F> {
     /// client on: returns when its next request arrives, or `None` when it is done (work
     /// finished or retry budget spent).
     #[inline(always)]
-    fn answer<W: PreviousWait>(
+    fn answer<W: PreviousWait, X: Exchange>(
         &mut self,
         time: SimTime,
-        client: &mut Client<W>,
+        client: &mut Client<W, X>,
         response: Response,
     ) -> Option<SimTime> {
         let retry = client.retries_made > 0;
@@ -254,16 +356,20 @@ impl<'a, F: FindWindow> Run<'a, F> {
                 client.retries_made = 0;
                 client.previous.set(self.policy.backoff.base);
                 let more = self.more_work(client);
-                let round_trip = self.latency.draw(&mut client.rng);
+                let round_trip = X::answer_delay(&self.latency, &self.network, &mut client.rng);
                 if !more {
                     self.tally.finish(time + round_trip, client.id, true);
                     return None;
                 }
-                Some(time + round_trip)
+                Some(
+                    client
+                        .exchange
+                        .send(time + round_trip, &self.network, &mut client.rng),
+                )
             }
             Response::Refused(mut hints) => {
                 self.tally.request_in_window(time, window, retry, false);
-                let round_trip = self.latency.draw(&mut client.rng);
+                let round_trip = X::answer_delay(&self.latency, &self.network, &mut client.rng);
                 // The reset is announced as an instant; by the time the client reads it, one
                 // round trip of it has passed. Retry-After counts from the reading.
                 hints.reset_in = hints
@@ -278,7 +384,11 @@ impl<'a, F: FindWindow> Run<'a, F> {
                     Decision::Retry { retry, delay } => {
                         client.retries_made = retry;
                         client.previous.set(delay);
-                        Some(time + round_trip + delay)
+                        Some(client.exchange.send(
+                            time + round_trip + delay,
+                            &self.network,
+                            &mut client.rng,
+                        ))
                     }
                     Decision::GiveUp => {
                         self.tally.gave_up += 1;
@@ -313,32 +423,47 @@ pub fn simulate(spec: &RunSpec, path: Path) -> Tally {
 
 /// The general path: one queue, every request in time order (FIFO among equal times).
 pub fn simulate_event_queue(spec: &RunSpec) -> Tally {
-    if spec.policy.strategy.reads_previous_wait() {
-        event_queue_loop::<SimDuration>(spec)
-    } else {
-        event_queue_loop::<NoWait>(spec)
+    let occ = spec.server.reads_before_writing();
+    match (spec.policy.strategy.reads_previous_wait(), occ) {
+        (true, false) => event_queue_loop::<SimDuration, Single>(spec),
+        (false, false) => event_queue_loop::<NoWait, Single>(spec),
+        (true, true) => event_queue_loop::<SimDuration, ReadWrite>(spec),
+        (false, true) => event_queue_loop::<NoWait, ReadWrite>(spec),
     }
 }
 
-/// [`simulate_event_queue`] with clients that keep their previous wait in `W`.
-fn event_queue_loop<W: PreviousWait>(spec: &RunSpec) -> Tally {
+/// [`simulate_event_queue`] with clients that keep their previous wait in `W` and make
+/// attempts of the shape `X`.
+fn event_queue_loop<W: PreviousWait, X: Exchange>(spec: &RunSpec) -> Tally {
     let mut tally = Tally::for_clients(spec.bin, spec.clients);
     let mut server = spec.server.clone();
     server.prepare(spec.clients);
     let mut run: Run<WindowCursor> = Run::new(spec, 0, spec.clients, &mut tally);
     let mut seeds = ClientSeeds::starting_at(spec.seed, 0);
-    let mut queue: EventQueue<Client<W>> = EventQueue::new();
-    // Every first request is at t = 0, before anything the answers schedule (FIFO), so they
-    // are answered here in client order instead of being queued: the same order the queue
-    // would give, without holding all of them in memory at once.
-    for id in 0..spec.clients {
-        let mut client = run.start(id, seeds.next_rng());
-        let response = server.respond(SimTime::ZERO, id);
-        if let Some(next) = run.answer(SimTime::ZERO, &mut client, response) {
-            queue.push(Event {
-                time: next,
-                item: client,
-            });
+    let mut queue: EventQueue<Client<W, X>> = EventQueue::new();
+    if X::FIRST_AT_ZERO {
+        // Every first request is at t = 0, before anything the answers schedule (FIFO), so
+        // they are answered here in client order instead of being queued: the same order the
+        // queue would give, without holding all of them in memory at once.
+        for id in 0..spec.clients {
+            let mut client: Client<W, X> = run.start(id, seeds.next_rng());
+            let response = client.exchange.respond(&mut server, SimTime::ZERO, id);
+            if let Some(next) = run.answer(SimTime::ZERO, &mut client, response) {
+                queue.push(Event {
+                    time: next,
+                    item: client,
+                });
+            }
+        }
+    } else {
+        // Every client sends its first attempt at t = 0, in client order; each reaches the
+        // server after its own network delays.
+        for id in 0..spec.clients {
+            let mut client: Client<W, X> = run.start(id, seeds.next_rng());
+            let time = client
+                .exchange
+                .send(SimTime::ZERO, &spec.network, &mut client.rng);
+            queue.push(Event { time, item: client });
         }
     }
     while let Some(Event {
@@ -346,7 +471,7 @@ fn event_queue_loop<W: PreviousWait>(spec: &RunSpec) -> Tally {
         item: mut client,
     }) = queue.pop()
     {
-        let response = server.respond(time, client.id);
+        let response = client.exchange.respond(&mut server, time, client.id);
         if let Some(next) = run.answer(time, &mut client, response) {
             queue.push(Event {
                 time: next,
@@ -385,7 +510,7 @@ fn simulate_block(spec: &RunSpec, first: u32, last: u32) -> Tally {
     let mut run: Run<Windows> = Run::new(spec, first, last - first, &mut tally);
     let mut seeds = ClientSeeds::starting_at(spec.seed, u64::from(first));
     for id in first..last {
-        let mut client: Client<SimDuration> = run.start(id, seeds.next_rng());
+        let mut client: Client<SimDuration, Single> = run.start(id, seeds.next_rng());
         let mut time = SimTime::ZERO;
         loop {
             let response = server.respond(time, client.id);
@@ -468,6 +593,8 @@ mod tests {
         use std::mem::size_of;
         assert_eq!(size_of::<Event<Client<NoWait>>>(), 24);
         assert_eq!(size_of::<Event<Client<SimDuration>>>(), 32);
+        assert_eq!(size_of::<Event<Client<NoWait, ReadWrite>>>(), 32);
+        assert_eq!(size_of::<Event<Client<SimDuration, ReadWrite>>>(), 40);
     }
 
     #[test]
@@ -582,5 +709,158 @@ mod tests {
             assert_eq!(queue, simulate_independent(&s), "{strategy}");
             assert_eq!(queue.completed + queue.gave_up, u64::from(s.clients));
         }
+    }
+}
+
+#[cfg(test)]
+mod occ_tests {
+    //! The `occ` server on the event queue, worked out by hand and in closed form.
+    use super::*;
+    use crate::policy::{Backoff, Strategy};
+    use crate::server::Occ;
+
+    const MS: u64 = 1_000_000;
+
+    fn occ(strategy: Strategy, clients: u32, network: NetworkDelay) -> RunSpec {
+        RunSpec {
+            network,
+            ..RunSpec::new(
+                clients,
+                Policy {
+                    strategy,
+                    backoff: Backoff {
+                        base: SimDuration::from_millis(10),
+                        cap: SimDuration::from_secs(2),
+                        multiplier: 2.0,
+                    },
+                    max_retries: 1_000_000,
+                },
+                Server::Occ(Occ::default()),
+                SimDuration::from_millis(10),
+                2015,
+            )
+        }
+    }
+
+    fn fixed(ms: u64) -> NetworkDelay {
+        NetworkDelay::Fixed(SimDuration::from_millis(ms))
+    }
+
+    fn windows_with(h: &Histogram) -> Vec<(usize, u64)> {
+        h.counts()
+            .iter()
+            .enumerate()
+            .filter(|(_, &c)| c > 0)
+            .map(|(w, &c)| (w, c))
+            .collect()
+    }
+
+    #[test]
+    fn two_clients_by_hand() {
+        // Every message 10 ms, exponential from 10 ms. Both send their reads at 0; both reads
+        // arrive at 10 ms and see version 0; both writes arrive at 30 ms. Client 0's was
+        // scheduled first (FIFO), so it succeeds and bumps the version to 1; client 1's
+        // carries version 0 and fails. Client 0 reads its answer at 40 ms and stops. Client 1
+        // reads its failure at 40 ms, waits e_1 = 10 ms, reads again at 60 ms (version 1),
+        // writes at 80 ms: nothing was written since, so it succeeds; answer at 90 ms.
+        let t = simulate(&occ(Strategy::Exponential, 2, fixed(10)), Path::Auto);
+        assert_eq!((t.requests, t.refused, t.succeeded), (3, 1, 2));
+        assert_eq!(
+            t.client_finishes,
+            Some(vec![Some(SimTime(40 * MS)), Some(SimTime(90 * MS))])
+        );
+        assert_eq!(t.last_finish, Some(SimTime(90 * MS)));
+        // 10 ms windows: the two writes at 30 ms (one served, one refused), the retry at 80.
+        assert_eq!(windows_with(&t.served_windows), [(3, 1), (8, 1)]);
+        assert_eq!(windows_with(&t.refused_windows), [(3, 1)]);
+        assert_eq!(windows_with(&t.retries), [(8, 1)]);
+        assert_eq!((t.first_retry, t.gave_up), (Some(SimTime(80 * MS)), 0));
+    }
+
+    #[test]
+    fn without_backoff_n_clients_take_n_rounds_of_one_success_each() {
+        // Fixed delay d, no backoff: all writes of round k arrive together at 3d + 4d(k − 1)
+        // (read d, answer d, write d; then answer d and straight back). The first of them in
+        // queue order succeeds, the others read before it and fail. So round k sends
+        // N − k + 1 writes: N(N + 1)/2 in all, N(N − 1)/2 failed, and client k (the k-th to
+        // win) reads its answer at 4d(k + 1); the last at 4dN.
+        let d = 7;
+        for n in [1u64, 2, 3, 10, 57] {
+            let t = simulate(&occ(Strategy::Naive, n as u32, fixed(d)), Path::EventQueue);
+            assert_eq!(t.requests, n * (n + 1) / 2, "{n} clients");
+            assert_eq!(t.refused, n * (n - 1) / 2, "{n} clients");
+            assert_eq!(t.last_finish, Some(SimTime(4 * d * n * MS)), "{n} clients");
+            let finishes = t.client_finishes.unwrap();
+            for (k, f) in finishes.iter().enumerate() {
+                assert_eq!(*f, Some(SimTime(4 * d * (k as u64 + 1) * MS)), "client {k}");
+            }
+        }
+    }
+
+    #[test]
+    fn exponential_without_jitter_keeps_the_herd_whole_and_only_adds_the_waits() {
+        // The same rounds as without backoff (every loser has failed as often as the others,
+        // so all wait alike): the same work, and the finish later by the waits between rounds,
+        // e_1 + … + e_(N−1) with e_k = min(2 s, 10 ms · 2^(k−1)).
+        let d = 10;
+        for n in [2u64, 5, 12] {
+            let t = simulate(
+                &occ(Strategy::Exponential, n as u32, fixed(d)),
+                Path::EventQueue,
+            );
+            assert_eq!(t.requests, n * (n + 1) / 2, "{n} clients");
+            let waits: u64 = (1..n).map(|k| (10 * MS << (k - 1)).min(2000 * MS)).sum();
+            assert_eq!(
+                t.last_finish,
+                Some(SimTime(4 * d * n * MS + waits)),
+                "{n} clients"
+            );
+        }
+    }
+
+    #[test]
+    fn every_client_writes_once_successfully_and_every_other_write_failed() {
+        // Conservation, with random delays and every strategy of the study: attempts =
+        // clients + failed writes; the served histogram holds one write a client.
+        for strategy in [
+            Strategy::Naive,
+            Strategy::Exponential,
+            Strategy::FullJitter,
+            Strategy::EqualJitter,
+            Strategy::DecorrelatedJitter,
+        ] {
+            let n = 300;
+            let t = simulate(&occ(strategy, n, STUDY_NETWORK), Path::Auto);
+            assert_eq!(t.succeeded, u64::from(n), "{strategy}");
+            assert_eq!(t.completed, u64::from(n), "{strategy}");
+            assert_eq!(t.requests, u64::from(n) + t.refused, "{strategy}");
+            assert_eq!(t.served_windows.total(), u64::from(n), "{strategy}");
+            assert_eq!(t.refused_windows.total(), t.refused, "{strategy}");
+            assert_eq!(t.retries.total(), t.refused, "{strategy}");
+            assert!(t.refused > 0, "{strategy}: 300 clients always collide");
+            assert_eq!(t.gave_up, 0);
+        }
+    }
+
+    #[test]
+    fn a_client_out_of_retries_gives_up_after_reading_its_last_failure() {
+        // Three clients, 10 ms messages, no backoff, one retry each: round 1 at 30 ms (client
+        // 0 wins), round 2 at 70 ms (client 1 wins, client 2 fails its only retry and gives up
+        // on reading the answer at 80 ms).
+        let mut s = occ(Strategy::Naive, 3, fixed(10));
+        s.policy.max_retries = 1;
+        let t = simulate(&s, Path::Auto);
+        assert_eq!(
+            (t.requests, t.refused, t.gave_up, t.completed),
+            (5, 3, 1, 2)
+        );
+        assert_eq!(
+            t.client_finishes,
+            Some(vec![
+                Some(SimTime(40 * MS)),
+                Some(SimTime(80 * MS)),
+                Some(SimTime(80 * MS))
+            ])
+        );
     }
 }

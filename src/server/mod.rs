@@ -2,7 +2,8 @@
 //! "refused, with these headers". One file per model, one arm of [`Server`] (or, for the rate
 //! limiters, of [`Limiter`]) each.
 //!
-//! A model sees only the arrival time and the client; it never schedules anything, draws no
+//! A model sees only the arrival time and the client (and, for `occ`, when the attempt's read
+//! arrived); it never schedules anything, draws no
 //! random numbers and does no I/O, so the engine alone owns time. A rate limiter keeps a table
 //! of keys (one per client, or one per address shared by `clients_per_address` clients, see
 //! [`Keying`]), sized once by [`Server::prepare`] so answering never allocates.
@@ -10,12 +11,14 @@
 pub mod clock;
 mod down;
 mod fixed_window;
+mod occ;
 mod sliding_window;
 mod token_bucket;
 
 pub use clock::{HeaderStyle, Headers, Refusal, WallClock};
 pub use down::Down;
 pub use fixed_window::{FixedWindow, FixedWindowRule, Store, WindowStart, MAX_WINDOW_STARTS};
+pub use occ::Occ;
 pub use sliding_window::{SlidingWindow, SlidingWindowRule};
 pub use token_bucket::{Refill, TokenBucket, TokenBucketRule};
 
@@ -38,6 +41,9 @@ pub enum Server {
     Down(Down),
     /// Up, behind a rate limiter.
     Limited(Limited),
+    /// One row under optimistic concurrency control: attempts are a read then a write, and
+    /// the write fails if another succeeded in between (Brooker 2015).
+    Occ(Occ),
 }
 
 impl Server {
@@ -47,17 +53,37 @@ impl Server {
         match self {
             Server::Down(down) => down.respond(now, client),
             Server::Limited(limited) => limited.respond(now, client),
+            // A write whose read arrived with it: nothing can come in between.
+            Server::Occ(occ) => occ.write(now, now),
         }
+    }
+
+    /// Answers an attempt from `client` whose deciding request arrives at `now` and whose read
+    /// arrived at `read_at`: for `occ`, a write carrying the version read then; every other
+    /// server ignores the read and answers as [`Server::respond`].
+    #[inline(always)]
+    pub fn respond_after_read(&mut self, now: SimTime, read_at: SimTime, client: u32) -> Response {
+        match self {
+            Server::Occ(occ) => occ.write(now, read_at),
+            other => other.respond(now, client),
+        }
+    }
+
+    /// True when an attempt is a read followed by a write (`occ`), so the engine sends its
+    /// four messages through the network delay and schedules it at the write.
+    pub fn reads_before_writing(&self) -> bool {
+        matches!(self, Server::Occ(_))
     }
 
     /// True when one client's answers cannot depend on another's requests, so clients may be
     /// simulated one after another instead of through the shared event queue. A limiter keeps
     /// state, so it always takes the queue (even keyed per client, where its table of keys is
-    /// what the queue path is built to share).
+    /// what the queue path is built to share); so does `occ`, whose clients' writes fail
+    /// each other's.
     pub fn clients_independent(&self) -> bool {
         match self {
             Server::Down(_) => true,
-            Server::Limited(_) => false,
+            Server::Limited(_) | Server::Occ(_) => false,
         }
     }
 
@@ -65,7 +91,7 @@ impl Server {
     /// first request; answering never allocates afterwards.
     pub fn prepare(&mut self, clients: u32) {
         match self {
-            Server::Down(_) => {}
+            Server::Down(_) | Server::Occ(_) => {}
             Server::Limited(limited) => limited.prepare(clients),
         }
     }
@@ -75,7 +101,7 @@ impl Server {
     /// windows differ between keys.
     pub fn window_starts(&self) -> Option<Vec<SimTime>> {
         match self {
-            Server::Down(_) => None,
+            Server::Down(_) | Server::Occ(_) => None,
             Server::Limited(limited) => limited.window_starts(),
         }
     }
@@ -83,7 +109,7 @@ impl Server {
     /// True when refusals carry headers a client can read.
     pub fn sends_headers(&self) -> bool {
         match self {
-            Server::Down(_) => false,
+            Server::Down(_) | Server::Occ(_) => false,
             Server::Limited(limited) => limited.headers.visible,
         }
     }

@@ -175,6 +175,8 @@ pub struct Plan {
     /// Effective value of each parameter in the default scenario: left out of seed labels.
     defaults: Vec<String>,
     metrics: Vec<String>,
+    /// Some cell runs the `occ` server: every row then has the `attempts` metric.
+    attempts: bool,
 }
 
 impl Plan {
@@ -241,12 +243,18 @@ impl Plan {
                 .iter()
                 .map(|p| (p.get)(&default_scenario))
                 .collect(),
-            metrics: metric_names(),
+            metrics: Vec::new(),
+            attempts: false,
         };
+        let mut attempts = false;
         for cell in 0..cells {
-            plan.cell_scenario(cell)?;
+            attempts |= plan.cell_scenario(cell)?.server.is_occ();
         }
-        Ok(plan)
+        Ok(Plan {
+            metrics: metric_names(attempts),
+            attempts,
+            ..plan
+        })
     }
 
     /// Cells in the grid.
@@ -362,14 +370,16 @@ impl Plan {
         let strategy = scenario.strategies[0];
         match self.layout {
             Layout::Tidy => {
-                let result = run_one(&scenario, strategy);
-                fields.extend(metric_values(&result.summary));
+                let mut summary = run_one(&scenario, strategy).summary;
+                summary.attempts = self.attempts.then_some(summary.requests);
+                fields.extend(metric_values(&summary));
             }
             Layout::Aggregate => {
                 let mut columns: Vec<Vec<f64>> = vec![Vec::new(); self.metrics.len()];
                 for replicate in 0..self.seeds {
                     scenario.seed = self.seed_of(&scenario, replicate);
-                    let summary = run_one(&scenario, strategy).summary;
+                    let mut summary = run_one(&scenario, strategy).summary;
+                    summary.attempts = self.attempts.then_some(summary.requests);
                     for (column, value) in columns.iter_mut().zip(metric_values(&summary)) {
                         // Empty (a metric that did not apply to this seed) is left out.
                         if let Ok(number) = value.parse::<f64>() {
@@ -387,9 +397,10 @@ impl Plan {
 }
 
 /// The metric columns: the fields of [`Summary`] in declaration order, so a metric added there
-/// appears in every sweep without touching this module.
-pub fn metric_names() -> Vec<String> {
-    let summary = Summary::of(&Tally::new(SimDuration::from_millis(100)));
+/// appears in every sweep without touching this module; `attempts` only when `attempts` (a
+/// sweep with an `occ` cell), so that other sweeps keep their columns.
+pub fn metric_names(attempts: bool) -> Vec<String> {
+    let summary = Summary::with_attempts(&Tally::new(SimDuration::from_millis(100)), attempts);
     summary_csv(&summary)
         .map(|(header, _)| header)
         .unwrap_or_default()
@@ -654,7 +665,7 @@ mod tests {
 
     #[test]
     fn metric_columns_follow_the_summary() {
-        let names = metric_names();
+        let names = metric_names(false);
         assert_eq!(names.first().map(String::as_str), Some("peak"));
         assert!(names.iter().any(|n| n == "last_success_s"));
         let p = plan(&[("clients", "50")], 1);

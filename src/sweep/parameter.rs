@@ -192,20 +192,16 @@ pub static PARAMETERS: [Parameter; 18] = [
     Parameter {
         name: "server",
         column: "server",
-        kind: Kind::Choice(&["down", "fixed-window", "sliding-window", "token-bucket"]),
+        kind: Kind::Choice(&[
+            "down",
+            "fixed-window",
+            "sliding-window",
+            "token-bucket",
+            "occ",
+        ]),
         help: "Server models, e.g. down,fixed-window",
         set: |f, v| server_file(f).model = Some(v.name().to_string()),
-        get: |s| {
-            match s.server {
-                ServerModel::Down { .. } => "down",
-                ServerModel::Limited(m) => match m.rule {
-                    LimiterRule::FixedWindow(_) => "fixed-window",
-                    LimiterRule::SlidingWindow(_) => "sliding-window",
-                    LimiterRule::TokenBucket(_) => "token-bucket",
-                },
-            }
-            .to_string()
-        },
+        get: |s| s.server.name().to_string(),
     },
     Parameter {
         name: "recover-at",
@@ -250,7 +246,7 @@ pub static PARAMETERS: [Parameter; 18] = [
         set: |f, v| server_file(f).clients_per_address = Some(u32_of(v)),
         get: |s| match s.server {
             ServerModel::Limited(m) => m.clients_per_address.to_string(),
-            ServerModel::Down { .. } => String::new(),
+            ServerModel::Down { .. } | ServerModel::Occ => String::new(),
         },
     },
     Parameter {
@@ -285,7 +281,7 @@ pub static PARAMETERS: [Parameter; 18] = [
         set: |f, v| server_file(f).epoch_phase = Some(v.duration()),
         get: |s| match s.server {
             ServerModel::Limited(m) => seconds(m.epoch_phase),
-            ServerModel::Down { .. } => String::new(),
+            ServerModel::Down { .. } | ServerModel::Occ => String::new(),
         },
     },
     Parameter {
@@ -320,7 +316,7 @@ fn token_rule(scenario: &Scenario) -> Option<crate::server::TokenBucketRule> {
             LimiterRule::TokenBucket(r) => Some(r),
             _ => None,
         },
-        ServerModel::Down { .. } => None,
+        ServerModel::Down { .. } | ServerModel::Occ => None,
     }
 }
 
@@ -332,7 +328,7 @@ fn window_rule(scenario: &Scenario) -> Option<(u32, SimDuration)> {
             LimiterRule::SlidingWindow(r) => Some((r.limit, r.window)),
             LimiterRule::TokenBucket(_) => None,
         },
-        ServerModel::Down { .. } => None,
+        ServerModel::Down { .. } | ServerModel::Occ => None,
     }
 }
 

@@ -5,4 +5,5 @@ mod charts;
 mod core;
 mod fixture;
 mod limiter;
+mod occ;
 mod sweep;
