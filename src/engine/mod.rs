@@ -809,7 +809,7 @@ mod occ_tests {
                 Path::EventQueue,
             );
             assert_eq!(t.requests, n * (n + 1) / 2, "{n} clients");
-            let waits: u64 = (1..n).map(|k| (10 * MS << (k - 1)).min(2000 * MS)).sum();
+            let waits: u64 = (1..n).map(|k| ((10 * MS) << (k - 1)).min(2000 * MS)).sum();
             assert_eq!(
                 t.last_finish,
                 Some(SimTime(4 * d * n * MS + waits)),
