@@ -5,7 +5,8 @@
 
 use std::path::PathBuf;
 
-use clap::{Arg, ArgMatches, Args, FromArgMatches, Parser, Subcommand, ValueEnum};
+use clap::error::{ContextKind, ContextValue, ErrorKind};
+use clap::{Arg, ArgMatches, Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 
 use herd_sim::chart::{ChartSize, CountScale, PlotSpec};
 use herd_sim::config::{LatencyText, ScenarioFile, ServerFile, StrategyList};
@@ -37,6 +38,217 @@ pub struct Cli {
     /// The scenario of a plain run.
     #[command(flatten)]
     pub run: RunArgs,
+}
+
+/// Parses the command line. `--help` and `--version` print as clap prints them; every other
+/// clap error becomes the project's one `error:` line ([`one_line`]) and exit code 2.
+pub fn parse() -> Cli {
+    match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(error) => match error.kind() {
+            ErrorKind::DisplayHelp
+            | ErrorKind::DisplayVersion
+            | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => error.exit(),
+            _ => {
+                eprintln!("error: {}", one_line(&error));
+                std::process::exit(2)
+            }
+        },
+    }
+}
+
+/// A clap error as one line, without the `error: ` prefix: the offending flag and value, what
+/// is accepted, and a hint (clap's suggestion, or where to look).
+pub fn one_line(error: &clap::Error) -> String {
+    let text = |kind| match error.get(kind) {
+        Some(ContextValue::String(s)) => Some(s.clone()),
+        Some(ContextValue::Strings(v)) => Some(v.join(", ")),
+        Some(ContextValue::StyledStr(s)) => Some(s.to_string()),
+        Some(ContextValue::StyledStrs(v)) => Some(
+            v.iter()
+                .map(|s| s.to_string())
+                .collect::<Vec<_>>()
+                .join("; "),
+        ),
+        Some(ContextValue::Number(n)) => Some(n.to_string()),
+        _ => None,
+    };
+    // `Usage: herd-sim sweep --resume` → `herd-sim sweep`: the command the user was typing.
+    let usage = text(ContextKind::Usage).unwrap_or_default();
+    let usage_line = usage
+        .lines()
+        .next()
+        .unwrap_or("")
+        .trim_start_matches("Usage:")
+        .trim()
+        .to_string();
+    let command: Vec<&str> = usage_line
+        .split_whitespace()
+        .take_while(|w| !w.starts_with(['[', '<', '-']))
+        .collect();
+    let command = match command.is_empty() {
+        true => "herd-sim".to_string(),
+        false => command.join(" "),
+    };
+    let see_help = format!("see `{command} --help`");
+    let arg = text(ContextKind::InvalidArg).map(|a| flag_name(&a));
+    let arg_or = |fallback: &str| arg.clone().unwrap_or_else(|| fallback.to_string());
+    let value = text(ContextKind::InvalidValue).unwrap_or_default();
+    match error.kind() {
+        ErrorKind::InvalidValue => {
+            let accepted = text(ContextKind::ValidValue).unwrap_or_default();
+            let hint = match text(ContextKind::SuggestedValue) {
+                Some(s) => format!("did you mean '{s}'?"),
+                None => see_help,
+            };
+            match value.is_empty() {
+                true => {
+                    let shown = text(ContextKind::InvalidArg).unwrap_or_default();
+                    let accepted = match accepted.is_empty() {
+                        true => shown
+                            .split_whitespace()
+                            .skip(1)
+                            .collect::<Vec<_>>()
+                            .join(" "),
+                        false => accepted,
+                    };
+                    format!(
+                        "a value is required for {}; accepted: {accepted} (hint: write it after the flag, e.g. {shown})",
+                        arg_or("a flag")
+                    )
+                }
+                false => format!(
+                    "invalid value '{value}' for {}; accepted: {accepted} (hint: {hint})",
+                    arg_or("a flag")
+                ),
+            }
+        }
+        ErrorKind::ValueValidation => {
+            let why = std::error::Error::source(error)
+                .map(|e| e.to_string())
+                .unwrap_or_else(|| "not accepted".into());
+            format!("invalid value '{value}' for {}: {why}", arg_or("a flag"))
+        }
+        ErrorKind::UnknownArgument => {
+            let given = arg_or("?");
+            let owners = subcommands_with_flag(&given);
+            let hint = if !owners.is_empty() && command == "herd-sim" {
+                let mut hint = format!(
+                    "{given} belongs to `herd-sim {}`",
+                    owners.join("` and `herd-sim ")
+                );
+                if let Some(s) = text(ContextKind::SuggestedArg) {
+                    hint.push_str(&format!("; or did you mean '{s}'?"));
+                }
+                hint
+            } else if let Some(s) = text(ContextKind::SuggestedArg) {
+                format!("did you mean '{s}'?")
+            } else if let Some(s) = text(ContextKind::Suggested) {
+                s
+            } else if given.starts_with('-') && given[1..].starts_with(|c: char| c.is_ascii_digit())
+            {
+                "a number is the value of a flag and follows it, e.g. --retries 1".into()
+            } else if !given.starts_with('-') {
+                "a value goes right after its flag; quote a value that holds spaces".into()
+            } else {
+                see_help
+            };
+            format!("unexpected argument '{given}' for `{command}`; accepted: the flags listed by `{command} --help` (hint: {hint})")
+        }
+        ErrorKind::InvalidSubcommand => {
+            let given = text(ContextKind::InvalidSubcommand).unwrap_or_default();
+            let accepted: Vec<String> = Cli::command()
+                .get_subcommands()
+                .map(|c| c.get_name().to_string())
+                .collect();
+            let hint = match text(ContextKind::SuggestedSubcommand).filter(|s| !s.is_empty()) {
+                Some(s) => format!("did you mean '{s}'?"),
+                None => see_help,
+            };
+            format!(
+                "unknown subcommand '{given}'; accepted: {}, or flags of a plain run (hint: {hint})",
+                accepted.join(", ")
+            )
+        }
+        ErrorKind::MissingRequiredArgument => {
+            let missing = error
+                .get(ContextKind::InvalidArg)
+                .map(|v| match v {
+                    ContextValue::Strings(v) => v.iter().map(|a| flag_name(a)).collect(),
+                    other => vec![flag_name(&other.to_string())],
+                })
+                .unwrap_or_default();
+            format!(
+                "`{command}` needs {} (hint: usage: {usage_line})",
+                missing.join(", ")
+            )
+        }
+        ErrorKind::ArgumentConflict => {
+            let prior = text(ContextKind::PriorArg).map(|a| flag_name(&a));
+            match prior {
+                Some(p) if Some(&p) == arg.as_ref() => {
+                    format!("{p} is given twice; accepted: once (hint: keep the value you mean)")
+                }
+                Some(p) => format!(
+                    "{} cannot be used with {p}; accepted: one of them (hint: {see_help})",
+                    arg_or("this flag")
+                ),
+                None => format!(
+                    "{} conflicts with another flag (hint: {see_help})",
+                    arg_or("a flag")
+                ),
+            }
+        }
+        ErrorKind::TooManyValues | ErrorKind::WrongNumberOfValues | ErrorKind::TooFewValues => {
+            format!(
+                "wrong number of values for {}{}; (hint: {see_help})",
+                arg_or("a flag"),
+                match value.is_empty() {
+                    true => String::new(),
+                    false => format!(" at '{value}'"),
+                }
+            )
+        }
+        _ => generic_one_line(error, &see_help),
+    }
+}
+
+/// The subcommands that accept the long flag `given` (`--seeds` → `sweep`).
+fn subcommands_with_flag(given: &str) -> Vec<String> {
+    let Some(long) = given.strip_prefix("--") else {
+        return Vec::new();
+    };
+    Cli::command()
+        .get_subcommands()
+        .filter(|c| c.get_arguments().any(|a| a.get_long() == Some(long)))
+        .map(|c| c.get_name().to_string())
+        .collect()
+}
+
+/// Any other clap error: its own lines (without usage and the `--help` footer) joined into one.
+fn generic_one_line(error: &clap::Error, see_help: &str) -> String {
+    let rendered = error.render().to_string();
+    let mut parts: Vec<String> = Vec::new();
+    for line in rendered.lines() {
+        let line = line.trim();
+        if line.starts_with("Usage:") || line.starts_with("For more information") {
+            break;
+        }
+        if !line.is_empty() {
+            parts.push(line.trim_start_matches("error:").trim().to_string());
+        }
+    }
+    format!("{} (hint: {see_help})", parts.join("; "))
+}
+
+/// `--headers-visible <BOOL>` → `--headers-visible`; `<FILE>` → `FILE`.
+fn flag_name(shown: &str) -> String {
+    let first = shown.split_whitespace().next().unwrap_or(shown);
+    let first = first.split('=').next().unwrap_or(first);
+    first
+        .trim_matches(['<', '>'])
+        .trim_end_matches("...")
+        .to_string()
 }
 
 /// Subcommands beside the plain run. Each later capability (sweep, plot, fixture) adds one arm.
@@ -121,10 +333,9 @@ impl FromArgMatches for GridArgs {
         let values = PARAMETERS
             .iter()
             .filter_map(|p| {
-                matches.get_many::<String>(p.name).map(|words| {
-                    let words: Vec<&str> = words.map(String::as_str).collect();
-                    (p.name.to_string(), words.join(" "))
-                })
+                matches
+                    .get_many::<String>(p.name)
+                    .map(|words| (p.name.to_string(), grid_values(words.map(String::as_str))))
             })
             .collect();
         Ok(GridArgs { values })
@@ -143,9 +354,13 @@ impl Args for GridArgs {
                 Arg::new(p.name)
                     .long(p.name)
                     .value_name("VALUES")
-                    .help(p.help)
-                    // `--base 100ms..1s step 100ms` needs no quotes: up to three words.
-                    .num_args(1..=3),
+                    .help(match p.name {
+                        "strategy" => strategy_grid_help(),
+                        _ => p.help.to_string(),
+                    })
+                    // `--base 100ms..1s step 100ms` and `--strategy fixed full-jitter` need no
+                    // quotes (see `grid_values`).
+                    .num_args(1..),
             )
         })
     }
@@ -153,6 +368,26 @@ impl Args for GridArgs {
     fn augment_args_for_update(command: clap::Command) -> clap::Command {
         Self::augment_args(command)
     }
+}
+
+/// A sweep parameter's words as one value text: a stepped range (`100ms..1s step 100ms`) is
+/// kept as written; other words are list items (`fixed full-jitter` = `fixed,full-jitter`).
+fn grid_values<'a>(words: impl Iterator<Item = &'a str>) -> String {
+    let words: Vec<&str> = words.collect();
+    let separator = match words.contains(&"step") {
+        true => " ",
+        false => ",",
+    };
+    words.join(separator)
+}
+
+/// `sweep --help` for `--strategy`: the accepted names and the default.
+fn strategy_grid_help() -> String {
+    format!(
+        "Strategies: a comma list (fixed,full-jitter), the same separated by spaces, or `all` \
+         [default: full-jitter]; accepted: {}, all",
+        Strategy::accepted_names()
+    )
 }
 
 impl SweepArgs {
@@ -663,11 +898,42 @@ fn parse_size(text: &str) -> Result<u64, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use clap::CommandFactory;
 
     #[test]
     fn verify_cli() {
         Cli::command().debug_assert();
+    }
+
+    fn error_of(args: &str) -> String {
+        let words = std::iter::once("herd-sim").chain(args.split_whitespace());
+        let error = Cli::try_parse_from(words).expect_err(args);
+        assert_eq!(error.exit_code(), 2, "{args}");
+        one_line(&error)
+    }
+
+    #[test]
+    fn clap_errors_render_as_one_line_naming_flag_value_and_what_is_accepted() {
+        let cases = [
+            (
+                "--headers-visible 1",
+                "invalid value '1' for --headers-visible; accepted: true, false (hint: ",
+            ),
+            ("-1", "unexpected argument '-1' for `herd-sim`"),
+            ("--clinets 5", "(hint: did you mean '--clients'?)"),
+            ("--seeds 3", "(hint: --seeds belongs to `herd-sim sweep`; or did you mean '--seed'?)"),
+            ("--clients", "a value is required for --clients; accepted: <N> (hint: write it after the flag, e.g. --clients <N>)"),
+            ("--clients abc", "invalid value 'abc' for --clients: `abc` is not a whole number"),
+            ("--server dwn", "accepted: down, fixed-window, sliding-window, token-bucket (hint: did you mean 'down'?)"),
+            ("--clients 1 --clients 2", "--clients is given twice"),
+            ("plot", "`herd-sim plot` needs --x, --y, CSV (hint: usage: herd-sim plot"),
+            ("sweep --frob", "unexpected argument '--frob' for `herd-sim sweep`"),
+            ("fixture a b", "unexpected argument 'b' for `herd-sim fixture`"),
+        ];
+        for (args, expected) in cases {
+            let line = error_of(args);
+            assert!(!line.contains('\n'), "{args}: {line}");
+            assert!(line.contains(expected), "{args}: {line}");
+        }
     }
 
     #[test]

@@ -9,7 +9,6 @@ use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 
 use anyhow::Context;
-use clap::Parser;
 
 use herd_sim::chart::{ChartError, DataTable, HistogramChart, ImageFormat, LineChart};
 use herd_sim::config::{ConfigError, ScenarioFile};
@@ -20,10 +19,10 @@ use herd_sim::report::Format;
 
 use herd_sim::sweep::{self, sink::RowSink, Plan, SweepError};
 
-use cli::{Cli, Command, FixtureArgs, FixtureFormat, PlotArgs, RunArgs, SweepArgs};
+use cli::{Command, FixtureArgs, FixtureFormat, PlotArgs, RunArgs, SweepArgs};
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = cli::parse();
     let outcome = match cli.command {
         None => run(cli.run),
         Some(Command::Fixture(args)) => fixture(args),

@@ -107,6 +107,9 @@ pub enum SweepError {
         /// What does not match.
         reason: String,
     },
+    /// Another process is writing the output, or its lock cannot be taken.
+    #[error(transparent)]
+    Locked(#[from] crate::output::LockError),
     /// The output cannot be written.
     #[error("cannot write {path}: {cause}")]
     Io {
@@ -120,7 +123,7 @@ pub enum SweepError {
 impl SweepError {
     /// True when the user's input is at fault (exit code 2), false for I/O failures.
     pub fn is_bad_input(&self) -> bool {
-        !matches!(self, SweepError::Io { .. })
+        !matches!(self, SweepError::Io { .. } | SweepError::Locked(_))
     }
 }
 
@@ -306,13 +309,15 @@ impl Plan {
         for (axis, &i) in self.axes.iter().zip(&coordinates) {
             (axis.parameter.set)(&mut file, &axis.value(i));
         }
+        // The varied parameters name a cell; when nothing varies, every parameter given does.
+        let varied = self.axes.iter().any(|axis| axis.len() > 1);
         file.validate().map_err(|problem| SweepError::Cell {
             cell,
             description: self
                 .axes
                 .iter()
                 .zip(&coordinates)
-                .filter(|(axis, _)| axis.len() > 1)
+                .filter(|(axis, _)| axis.len() > 1 || !varied)
                 .map(|(axis, &i)| format!("{}={}", axis.parameter.name, axis.value(i)))
                 .collect::<Vec<_>>()
                 .join(", "),
@@ -612,6 +617,17 @@ mod tests {
         .unwrap_err()
         .to_string();
         assert!(e.starts_with("cell 0 (cap=500ms): invalid --cap"), "{e}");
+        // Nothing varies: the one cell is named by every parameter given, never "cell 0 ()".
+        let e = Plan::new(SweepSpec {
+            grid: vec![("base".into(), "1s".into()), ("cap".into(), "500ms".into())],
+            ..Default::default()
+        })
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.starts_with("cell 0 (strategy=full-jitter, base=1s, cap=500ms): invalid --cap"),
+            "{e}"
+        );
         let e = Plan::new(SweepSpec {
             grid: vec![("clinets".into(), "5".into())],
             ..Default::default()

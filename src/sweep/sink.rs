@@ -17,6 +17,9 @@
 //!
 //! This is the one place where the sweep does I/O. The output is deliberately not written
 //! through [`crate::output::OutputFile`]: a sweep's file must grow in place to be resumable.
+//! So that two processes never grow the same file (two sweeps, or a sweep and its `--resume`),
+//! the output is locked ([`OutputLock`]) before it is read or truncated, until the sink is
+//! finished or dropped; the second process is refused with the first one's pid.
 
 use std::collections::BTreeMap;
 use std::fs::{self, File, OpenOptions};
@@ -24,6 +27,7 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 use super::{Plan, SweepError};
+use crate::output::OutputLock;
 
 /// Where the CSV goes.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -53,6 +57,8 @@ pub struct RowSink {
     written: u64,
     /// Finished rows ahead of `written`, as CSV lines.
     waiting: BTreeMap<u64, Vec<u8>>,
+    /// The output file's lock (none on stdout), released last.
+    lock: Option<OutputLock>,
 }
 
 struct Journal {
@@ -108,6 +114,7 @@ impl RowSink {
                     journal: None,
                     written: 0,
                     waiting: BTreeMap::new(),
+                    lock: None,
                 };
                 sink.write_out(&line(&plan.header()))?;
                 return Ok(sink);
@@ -128,6 +135,8 @@ impl RowSink {
         if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
             fs::create_dir_all(parent).map_err(io_error)?;
         }
+        // Before anything is read or truncated: another process may be growing this file.
+        let lock = Some(OutputLock::acquire(path)?);
         let existing = match start {
             Start::Resume => match fs::read(path) {
                 Ok(bytes) => complete_lines(&bytes).to_vec(),
@@ -147,6 +156,7 @@ impl RowSink {
                 journal: Some(journal),
                 written: 0,
                 waiting: BTreeMap::new(),
+                lock,
             };
             sink.write_out(&line(&plan.header()))?;
             return Ok(sink);
@@ -174,6 +184,7 @@ impl RowSink {
             journal: Some(journal),
             written,
             waiting: BTreeMap::new(),
+            lock,
         };
         // Re-journal what the old journal held, then write whatever now extends the prefix.
         for (row, bytes) in waiting {
@@ -236,6 +247,7 @@ impl RowSink {
                 cause,
             })?;
         }
+        drop(self.lock.take());
         Ok(())
     }
 

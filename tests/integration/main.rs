@@ -4,6 +4,7 @@
 mod charts;
 mod core;
 mod fixture;
+mod hardening;
 mod limiter;
 mod occ;
 mod sweep;

@@ -1,0 +1,219 @@
+//! Integration tests of the binary under hostile use: clap's errors as one line, two processes
+//! on one output, files orphaned by a kill, and space-separated sweep lists.
+
+use std::fs;
+use std::path::Path;
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use assert_cmd::Command;
+
+fn herd() -> Command {
+    Command::cargo_bin("herd-sim").unwrap()
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// The pid of a process that has exited and been reaped.
+fn dead_pid() -> u32 {
+    let mut child = std::process::Command::new("true").spawn().unwrap();
+    let pid = child.id();
+    child.wait().unwrap();
+    pid
+}
+
+#[test]
+fn clap_errors_are_one_line_naming_the_flag_the_value_and_what_is_accepted() {
+    let cases: [(&[&str], &str); 8] = [
+        (
+            &["--headers-visible", "1"],
+            "error: invalid value '1' for --headers-visible; accepted: true, false (hint: ",
+        ),
+        (
+            &["-1"],
+            "error: unexpected argument '-1' for `herd-sim`; accepted: the flags listed by `herd-sim --help` (hint: a number is the value of a flag",
+        ),
+        (
+            &["--clinets", "5"],
+            "error: unexpected argument '--clinets' for `herd-sim`; accepted: the flags listed by `herd-sim --help` (hint: did you mean '--clients'?)",
+        ),
+        (
+            &["--format", "xml"],
+            "error: invalid value 'xml' for --format; accepted: table, json, csv",
+        ),
+        (
+            &["--clients"],
+            "error: a value is required for --clients; accepted: <N>",
+        ),
+        (
+            &["--seeds", "3"],
+            "(hint: --seeds belongs to `herd-sim sweep`; or did you mean '--seed'?)",
+        ),
+        (
+            &["sweep", "--seeds", "many"],
+            "error: invalid value 'many' for --seeds: `many` is not a whole number",
+        ),
+        (&["plot", "a.csv"], "error: `herd-sim plot` needs --x, --y"),
+    ];
+    for (args, expected) in cases {
+        let output = herd().args(args).output().unwrap();
+        let stderr = text(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
+        assert!(stderr.contains(expected), "{args:?}: {stderr}");
+        assert!(output.stdout.is_empty(), "{args:?}");
+    }
+    // --help and --version are clap's own, on stdout, exit 0.
+    let help = herd().arg("--help").output().unwrap();
+    assert!(help.status.success());
+    assert!(text(&help.stdout).contains("Usage: herd-sim [OPTIONS]"));
+    let version = herd().arg("--version").output().unwrap();
+    assert!(version.status.success());
+    assert_eq!(
+        text(&version.stdout),
+        format!("herd-sim {}\n", env!("CARGO_PKG_VERSION"))
+    );
+}
+
+#[test]
+fn sweep_strategies_separated_by_spaces_equal_the_comma_list_and_help_names_them() {
+    let spaced = herd()
+        .args([
+            "sweep",
+            "--strategy",
+            "full-jitter",
+            "fixed",
+            "--clients",
+            "10",
+            "20",
+        ])
+        .output()
+        .unwrap();
+    assert!(spaced.status.success(), "{}", text(&spaced.stderr));
+    let commas = herd()
+        .args([
+            "sweep",
+            "--strategy",
+            "full-jitter,fixed",
+            "--clients",
+            "10,20",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(spaced.stdout, commas.stdout);
+    assert_eq!(text(&spaced.stdout).lines().count(), 1 + 4);
+    // A stepped range still reads as one value.
+    let stepped = herd()
+        .args(["sweep", "--base", "100ms..300ms", "step", "100ms"])
+        .output()
+        .unwrap();
+    assert!(stepped.status.success(), "{}", text(&stepped.stderr));
+    assert_eq!(text(&stepped.stdout).lines().count(), 1 + 3);
+    let help = text(&herd().args(["sweep", "--help"]).output().unwrap().stdout);
+    let help = help.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        help.contains("[default: full-jitter]")
+            && help.contains("accepted: naive, fixed, exponential, full-jitter, equal-jitter"),
+        "{help}"
+    );
+}
+
+#[test]
+fn orphan_temporary_files_of_dead_processes_are_removed_by_the_next_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run.json");
+    let dead = dir.path().join(format!(".run.json.{}.tmp", dead_pid()));
+    // This test process is alive while the run happens.
+    let live = dir
+        .path()
+        .join(format!(".run.json.{}.tmp", std::process::id()));
+    fs::write(&dead, "half a file").unwrap();
+    fs::write(&live, "being written").unwrap();
+    herd()
+        .args(["--clients", "10", "--format", "json", "--out"])
+        .arg(&out)
+        .assert()
+        .success();
+    assert!(out.exists());
+    assert!(!dead.exists(), "the dead process's orphan is gone");
+    assert!(live.exists(), "a live process's temporary is left alone");
+}
+
+fn lines_of(path: &Path) -> Vec<String> {
+    fs::read_to_string(path)
+        .unwrap_or_default()
+        .lines()
+        .map(String::from)
+        .collect()
+}
+
+#[test]
+fn a_second_process_on_the_same_sweep_output_is_refused_and_damages_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("s.csv");
+    let lock = dir.path().join(".s.csv.lock");
+    // Long enough to outlive the checks below (it is killed at the end): 1000 rows of 1 M
+    // clients on one thread.
+    let long = [
+        "sweep",
+        "--clients",
+        "1000000",
+        "--seeds",
+        "1000",
+        "--threads",
+        "1",
+    ];
+    let mut first = std::process::Command::new(assert_cmd::cargo::cargo_bin("herd-sim"))
+        .args(long)
+        .arg("--out")
+        .arg(&out)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let pid = first.id().to_string();
+    let started = Instant::now();
+    while lines_of(&out).len() < 2 && started.elapsed() < Duration::from_secs(120) {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    assert_eq!(fs::read_to_string(&lock).unwrap().trim(), pid);
+    // A second sweep and a --resume of the first, while it runs: one line naming its pid.
+    for extra in [&[][..], &["--resume"][..]] {
+        let second = herd()
+            .args(long)
+            .args(extra)
+            .arg("--out")
+            .arg(&out)
+            .output()
+            .unwrap();
+        let stderr = text(&second.stderr);
+        assert_eq!(second.status.code(), Some(1), "{extra:?}: {stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+        assert!(
+            stderr.starts_with("error: cannot write ")
+                && stderr.contains(&format!("another herd-sim (pid {pid}) is writing it")),
+            "{stderr}"
+        );
+    }
+    first.kill().unwrap();
+    first.wait().unwrap();
+    // The first one's file: whole lines, each as wide as the header, rows in order.
+    let lines = lines_of(&out);
+    let width = lines[0].split(',').count();
+    assert!(lines.iter().all(|l| l.split(',').count() == width));
+    let replicate = lines[0].split(',').position(|c| c == "replicate").unwrap();
+    for (i, line) in lines[1..].iter().enumerate() {
+        assert_eq!(line.split(',').nth(replicate), Some(i.to_string().as_str()));
+    }
+    // The killed process's lock file stays behind, and a new run takes it over.
+    assert!(lock.exists());
+    herd()
+        .args(["sweep", "--clients", "10", "--out"])
+        .arg(&out)
+        .assert()
+        .success();
+    assert_eq!(lines_of(&out).len(), 2);
+    assert!(!lock.exists(), "removed when the sweep finishes");
+}
