@@ -491,7 +491,7 @@ pub struct PlotArgs {
     #[arg(long)]
     pub log_y: bool,
 
-    /// Output picture; `.svg` writes SVG, anything else PNG [default: output/<Y>.png].
+    /// Output picture: `.png` or `.svg` picks the format (none: PNG; others are refused) [default: output/<Y>.png].
     #[arg(long, value_name = "PATH")]
     pub out: Option<PathBuf>,
 
@@ -605,11 +605,11 @@ pub struct RunArgs {
     #[arg(long, value_name = "PATH")]
     pub out: Option<PathBuf>,
 
-    /// Also draw the per-window histograms, one panel per strategy, as a PNG file.
+    /// Also draw the per-window histograms, one panel per strategy, as a PNG file (`.png` or no extension).
     #[arg(long, value_name = "PATH")]
     pub png: Option<PathBuf>,
 
-    /// Also draw the same chart as an SVG file.
+    /// Also draw the same chart as an SVG file (`.svg` or no extension).
     #[arg(long, value_name = "PATH")]
     pub svg: Option<PathBuf>,
 

@@ -500,7 +500,16 @@ fn check_expectation(expect: &Expectation, place: &str) -> Result<(), FixtureErr
 impl FixtureFile {
     /// Parses fixture JSON; errors carry serde's line and column.
     pub fn parse(text: &str) -> Result<FixtureFile, String> {
-        serde_json::from_str(text).map_err(|e| e.to_string())
+        serde_json::from_str(text).map_err(|e| {
+            if crate::sniff::looks_like_toml(text) {
+                format!(
+                    "this is a TOML file (a scenario: run it with `herd-sim --config FILE`); \
+                     fixture reads a JSON file of scenarios, such as configs/scenarios.json ({e})"
+                )
+            } else {
+                e.to_string()
+            }
+        })
     }
 
     /// Applies defaults and checks every scenario once.
@@ -1462,6 +1471,12 @@ mod tests {
         assert!(e.contains("invalid expect"), "{e}");
         let e = error(r#"{"scenarios": []}"#);
         assert!(e.contains("scenarios"), "{e}");
+        // A run's TOML scenario given to `fixture` (issue 14): named, with where it belongs.
+        let e = error(include_str!("../configs/herd-down.toml"));
+        assert!(
+            e.contains("this is a TOML file") && e.contains("--config") && e.contains("JSON"),
+            "{e}"
+        );
         let fixture = Fixture::parse(&scenario("")).unwrap();
         assert_eq!(
             fixture.require_expectations(),

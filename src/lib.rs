@@ -25,5 +25,6 @@ pub mod policy;
 pub mod report;
 pub mod rng;
 pub mod server;
+pub mod sniff;
 pub mod sweep;
 pub mod time;

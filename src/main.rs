@@ -82,8 +82,12 @@ fn run(args: RunArgs) -> anyhow::Result<()> {
     // Fail on an unwritable path before simulating anything.
     let out = args.out.as_deref().map(create_output).transpose()?;
     let mut charts = Vec::new();
-    for (path, format) in [(&args.png, ImageFormat::Png), (&args.svg, ImageFormat::Svg)] {
+    for (path, flag, format) in [
+        (&args.png, "--png", ImageFormat::Png),
+        (&args.svg, "--svg", ImageFormat::Svg),
+    ] {
         if let Some(path) = path {
+            ImageFormat::for_output(flag, path, &[format])?;
             if let Some(size) = args.chart_size {
                 HistogramChart::check_size_for(&scenario, size)?;
             }
@@ -127,7 +131,11 @@ fn fixture(args: FixtureArgs) -> anyhow::Result<()> {
     }
 }
 
+/// `herd-sim plot`: on success says `wrote PATH` on stderr (stdout stays empty, as for a run
+/// writing to `--out`), adding when it replaced a file.
 fn plot(args: PlotArgs) -> anyhow::Result<()> {
+    let path = args.out_path();
+    let format = ImageFormat::for_output("--out", &path, &[ImageFormat::Png, ImageFormat::Svg])?;
     let shown = args.csv.display().to_string();
     let bytes = std::fs::read(&args.csv).map_err(|e| ChartError::Csv {
         source_name: shown.clone(),
@@ -135,12 +143,16 @@ fn plot(args: PlotArgs) -> anyhow::Result<()> {
     })?;
     let table = DataTable::parse(&bytes, &shown)?;
     let chart = LineChart::from_table(&table, &args.spec())?;
-    let path = args.out_path();
+    let replaced = path.is_file();
     let file = create_output(&path)?;
-    commit(
-        file,
-        &chart.render(ImageFormat::from_path(&path), args.chart_size)?,
-    )
+    commit(file, &chart.render(format, args.chart_size)?)?;
+    let note = if replaced {
+        " (replaced the file there)"
+    } else {
+        ""
+    };
+    eprintln!("wrote {}{note}", path.display());
+    Ok(())
 }
 
 /// Prepares an output file, so a path that cannot be written fails before any work.

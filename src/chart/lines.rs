@@ -12,7 +12,9 @@
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use super::axis::{Axis, Ticked};
+use std::collections::{HashMap, HashSet};
+
+use super::axis::{self, Axis, Ticked};
 use super::table::{plain, DataTable};
 use super::{
     draw_error, draw_mesh, render, ChartError, ChartSize, Drawable, ImageFormat, FONT_FAMILY,
@@ -127,10 +129,12 @@ impl LineChart {
         if selected.is_empty() {
             return Err(no_match(table, spec, &filters));
         }
+        // A sweep writes its parameters, then `replicate, seed`; an `--aggregate` sweep its
+        // parameters, then `seeds`.
         let replicates = table
             .columns
             .iter()
-            .position(|c| c == "replicate" || c == "seed");
+            .position(|c| c == "replicate" || c == "seed" || c == "seeds");
         let parameters: Vec<usize> = match replicates {
             Some(first) => (0..first)
                 .filter(|&c| c != ix && c != iy && Some(c) != iby)
@@ -138,75 +142,107 @@ impl LineChart {
                 .collect(),
             None => Vec::new(),
         };
+        if is_plain_run(table)
+            && selected
+                .iter()
+                .all(|&r| same_value(&table.rows[r][ix], &table.rows[selected[0]][ix]))
+        {
+            return Err(ChartError::Invalid {
+                field: "CSV",
+                value: table.source_name.clone(),
+                accepted: format!(
+                    "this is a plain run's table (one row per strategy, every parameter fixed), \
+                     so every line would be a single point at {} = {}; draw the run's histograms \
+                     with --png, or sweep a parameter (herd-sim sweep --clients 10,100,1000 --out \
+                     sweep.csv) and plot that",
+                    spec.x,
+                    plain(&table.rows[selected[0]][ix])
+                ),
+            });
+        }
+        let band = Band::of(table, &spec.y);
+        let seeds = table.columns.iter().position(|c| c == "seeds");
 
-        // Line name → (x → row indices), lines in first-appearance order.
+        // Line name → (x → row indices), lines in first-appearance order, points in x order.
         let mut lines: Vec<(String, Vec<RowsAtX>)> = Vec::new();
+        let mut line_of: HashMap<&str, usize> = HashMap::new();
+        let mut point_of: HashMap<(usize, u64), usize> = HashMap::new();
         for &r in &selected {
-            let name = iby.map_or_else(|| spec.y.clone(), |c| table.rows[r][c].clone());
+            let name: &str = iby.map_or(spec.y.as_str(), |c| table.rows[r][c].as_str());
             let x = table.number("--x", r, ix)?;
             if spec.log_x && x <= 0.0 {
                 return Err(not_positive("--log-x", &spec.x, r, x));
             }
-            let line = match lines.iter().position(|(n, _)| *n == name) {
-                Some(i) => &mut lines[i].1,
-                None => {
-                    lines.push((name, Vec::new()));
-                    &mut lines.last_mut().expect("just pushed").1
-                }
-            };
-            match line.iter_mut().find(|(px, _)| *px == x) {
-                Some((_, rows)) => rows.push(r),
-                None => line.push((x, vec![r])),
-            }
+            let line = *line_of.entry(name).or_insert_with(|| {
+                lines.push((name.to_string(), Vec::new()));
+                lines.len() - 1
+            });
+            // `+ 0.0` makes -0 and 0 one point.
+            let groups = &mut lines[line].1;
+            let point = *point_of
+                .entry((line, (x + 0.0).to_bits()))
+                .or_insert_with(|| {
+                    groups.push((x, Vec::new()));
+                    groups.len() - 1
+                });
+            groups[point].1.push(r);
         }
 
-        let mut out = Vec::new();
+        let mut out: Vec<Line> = Vec::new();
         let mut counts = Vec::new();
         for (name, mut groups) in lines {
             groups.sort_by(|a, b| a.0.total_cmp(&b.0));
             let mut points = Vec::new();
             for (x, rows) in groups {
                 for &c in &parameters {
-                    let mut values: Vec<&str> = Vec::new();
-                    for &r in &rows {
-                        let v = table.rows[r][c].as_str();
-                        if !values.iter().any(|seen| same_value(seen, v)) {
-                            values.push(v);
-                        }
-                    }
-                    if values.len() > 1 {
-                        let column = &table.columns[c];
-                        return Err(ChartError::Invalid {
-                            field: "--where",
-                            value: format!("missing for column `{column}`"),
-                            accepted: format!(
-                                "`{column}` takes {} values ({}) within one point ({name} at {} = {x}); pick one with --where {column}=VALUE",
-                                values.len(),
-                                values.join(", "),
-                                spec.x
-                            ),
-                        });
-                    }
+                    check_one_value(table, spec, c, &rows, &name, x)?;
                 }
                 let mut ys = Vec::with_capacity(rows.len());
+                let (mut low, mut high) = (f64::INFINITY, f64::NEG_INFINITY);
                 for &r in &rows {
                     let y = table.number("--y", r, iy)?;
                     if spec.log_y && y <= 0.0 {
                         return Err(not_positive("--log-y", &spec.y, r, y));
                     }
+                    let (lo, hi) = band.around(table, r, y)?;
+                    low = low.min(lo);
+                    high = high.max(hi);
                     ys.push(y);
                 }
+                if spec.log_y {
+                    // An interval reaching to or below 0 is cut at the point on a log axis.
+                    low = if low > 0.0 {
+                        low
+                    } else {
+                        ys.iter().copied().fold(f64::INFINITY, f64::min)
+                    };
+                }
                 let n = ys.len();
-                counts.push(n);
+                let seeds_here = match (seeds, band) {
+                    (Some(c), Band::Interval { .. } | Band::Sd { .. }) => {
+                        let mut total = 0usize;
+                        for &r in &rows {
+                            total = total.saturating_add(table.rows[r][c].parse().unwrap_or(0));
+                        }
+                        total
+                    }
+                    _ => n,
+                };
+                counts.push(seeds_here);
                 points.push(LinePoint {
                     x,
                     mean: ys.iter().sum::<f64>() / n as f64,
-                    min: ys.iter().copied().fold(f64::INFINITY, f64::min),
-                    max: ys.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+                    min: low,
+                    max: high,
                     n,
                 });
             }
-            out.push(Line { name, points });
+            // Lines that coincide are drawn once, named together: the legend never lists a
+            // line that cannot be seen.
+            match out.iter_mut().find(|l| l.points == points) {
+                Some(same) => same.name = format!("{} = {name}", same.name),
+                None => out.push(Line { name, points }),
+            }
         }
 
         let (fewest, most) = (
@@ -218,7 +254,7 @@ impl LineChart {
         } else {
             format!("{fewest} to {most}")
         };
-        let rows_are = if table.columns.iter().any(|c| c == "seed") {
+        let rows_are = if table.columns.iter().any(|c| c == "seed" || c == "seeds") {
             "seeds"
         } else {
             "rows"
@@ -227,12 +263,20 @@ impl LineChart {
         if let Some(by) = &spec.by {
             title.push_str(&format!(", one line per {by}"));
         }
-        let mut subtitle = format!(
-            "{}: line = mean over {per_point} {rows_are} per point, band = min to max",
-            table.source_name
-        );
+        let what = match band {
+            Band::Range => {
+                format!("line = mean over {per_point} {rows_are} per point, band = min to max")
+            }
+            Band::Interval { .. } => {
+                format!("line = mean over {per_point} seeds per point, band = its 95 % interval")
+            }
+            Band::Sd { .. } => {
+                format!("line = mean over {per_point} seeds per point, band = mean ± sd")
+            }
+        };
+        let mut subtitle = format!("{}: {what}", table.source_name);
         for (k, v) in &spec.filters {
-            subtitle.push_str(&format!(" · {k} = {v}"));
+            subtitle.push_str(&format!(" · {k} = {}", plain(v)));
         }
         Ok(LineChart {
             title,
@@ -293,6 +337,143 @@ impl LineChart {
     }
 }
 
+/// What the shaded band around a line spans.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Band {
+    /// The smallest to the largest y of the point's rows (the seeds of a sweep cell).
+    Range,
+    /// An `--aggregate` file's 95 % interval of the mean: `Y_ci95_low` to `Y_ci95_high` for
+    /// `--y Y_mean`.
+    Interval {
+        /// Column of the low end.
+        low: usize,
+        /// Column of the high end.
+        high: usize,
+    },
+    /// An `--aggregate` file's `Y_sd` around `--y Y_mean`, when it has no interval columns.
+    Sd {
+        /// Column of the standard deviation.
+        sd: usize,
+    },
+}
+
+impl Band {
+    /// The band for `--y y` in `table`.
+    fn of(table: &DataTable, y: &str) -> Band {
+        let Some(stem) = y.strip_suffix("_mean") else {
+            return Band::Range;
+        };
+        let find = |suffix: &str| {
+            let name = format!("{stem}_{suffix}");
+            table.columns.iter().position(|c| *c == name)
+        };
+        match (find("ci95_low"), find("ci95_high"), find("sd")) {
+            (Some(low), Some(high), _) => Band::Interval { low, high },
+            (_, _, Some(sd)) => Band::Sd { sd },
+            _ => Band::Range,
+        }
+    }
+
+    /// The band's ends at row `r` whose y is `y`. An empty cell (one seed: no interval) is no
+    /// band; a number is required otherwise.
+    fn around(self, table: &DataTable, r: usize, y: f64) -> Result<(f64, f64), ChartError> {
+        let cell = |c: usize| -> Result<Option<f64>, ChartError> {
+            if table.rows[r][c].is_empty() {
+                Ok(None)
+            } else {
+                table.number("--y", r, c).map(Some)
+            }
+        };
+        Ok(match self {
+            Band::Range => (y, y),
+            Band::Interval { low, high } => match (cell(low)?, cell(high)?) {
+                (Some(lo), Some(hi)) => (lo.min(y), hi.max(y)),
+                _ => (y, y),
+            },
+            Band::Sd { sd } => match cell(sd)? {
+                Some(sd) => (y - sd.abs(), y + sd.abs()),
+                None => (y, y),
+            },
+        })
+    }
+}
+
+/// True when `table` has the columns of a plain run's `--format csv` (strategy to seed, and
+/// no `replicate`): one row per strategy of a single scenario.
+fn is_plain_run(table: &DataTable) -> bool {
+    let lead = &crate::report::CSV_COLUMNS[..9];
+    table.columns.len() >= lead.len()
+        && table.columns[..lead.len()]
+            .iter()
+            .zip(lead)
+            .all(|(a, b)| a == b)
+        && !table.columns.iter().any(|c| c == "replicate")
+}
+
+/// A cell's value for telling values apart: numbers by value (`1` = `1.0`), text as written.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+enum Value<'a> {
+    Number(u64),
+    Text(&'a str),
+}
+
+fn value_key(text: &str) -> Value<'_> {
+    match text.parse::<f64>() {
+        Ok(v) if !v.is_nan() => Value::Number((v + 0.0).to_bits()),
+        _ => Value::Text(text),
+    }
+}
+
+/// Refuses a point whose rows take several values of parameter column `c`: without `--by`
+/// the likely intent is a line per value (`--by strategy`), else a `--where` to pick one.
+fn check_one_value(
+    table: &DataTable,
+    spec: &PlotSpec,
+    c: usize,
+    rows: &[usize],
+    name: &str,
+    x: f64,
+) -> Result<(), ChartError> {
+    let mut seen = HashSet::new();
+    let mut values: Vec<String> = Vec::new();
+    for &r in rows {
+        let v = table.rows[r][c].as_str();
+        if seen.insert(value_key(v)) && values.len() <= LISTED_VALUES {
+            values.push(plain(v));
+        }
+    }
+    if seen.len() < 2 {
+        return Ok(());
+    }
+    if values.len() > LISTED_VALUES {
+        values.truncate(LISTED_VALUES);
+        values.push(format!("and {} more", seen.len() - LISTED_VALUES));
+    }
+    let column = &table.columns[c];
+    let (count, listed) = (seen.len(), values.join(", "));
+    Err(match &spec.by {
+        None => ChartError::Invalid {
+            field: "--by",
+            value: "missing".into(),
+            accepted: format!(
+                "`{column}` takes {count} values ({listed}) at {} = {}; add --by {column} for a line per value, or --where {column}=VALUE to keep one",
+                spec.x,
+                axis::number(x)
+            ),
+        },
+        Some(_) => ChartError::Invalid {
+            field: "--where",
+            value: format!("missing for column `{column}`"),
+            accepted: format!(
+                "`{column}` takes {count} values ({listed}) within one point ({} at {} = {}); pick one with --where {column}=VALUE",
+                plain(name),
+                spec.x,
+                axis::number(x)
+            ),
+        },
+    })
+}
+
 /// Values of a column listed in a message; more are counted.
 const LISTED_VALUES: usize = 20;
 
@@ -350,12 +531,74 @@ fn no_match(table: &DataTable, spec: &PlotSpec, filters: &[(usize, &str)]) -> Ch
     }
 }
 
+/// An axis name: what the column means, in words, and the scale.
 fn axis_name(column: &str, log: bool) -> String {
+    let name = readable(column);
     if log {
-        format!("{column} (log scale)")
+        format!("{name} (log scale)")
     } else {
-        column.to_string()
+        name
     }
+}
+
+/// What a column of a run, a sweep or an `--aggregate` sweep means, in words (`peak` is "most
+/// retries in one window", `span_s_mean` "span, first retry to last (s), mean over seeds");
+/// another column's name with `_s` read as seconds, `_pct` as percent and `_` as spaces.
+pub(crate) fn readable(column: &str) -> String {
+    const STATISTICS: [(&str, &str); 6] = [
+        ("_mean", "mean over seeds"),
+        ("_sd", "sd over seeds"),
+        ("_min", "min over seeds"),
+        ("_max", "max over seeds"),
+        ("_ci95_low", "95 % interval, low end"),
+        ("_ci95_high", "95 % interval, high end"),
+    ];
+    for (suffix, statistic) in STATISTICS {
+        if let Some(stem) = column.strip_suffix(suffix) {
+            if !stem.is_empty() {
+                return format!("{}, {statistic}", readable(stem));
+            }
+        }
+    }
+    let known = match column {
+        "clients" => "clients",
+        "retries" => "retries per client",
+        "base_s" => "base delay (s)",
+        "cap_s" => "cap (s)",
+        "bin_s" => "window width (s)",
+        "items" => "items per client",
+        "latency_s" => "round trip (s)",
+        "limit" => "limit (requests per window)",
+        "window_s" => "limiter window (s)",
+        "seeds" => "seeds per cell",
+        "peak" => "most retries in one window",
+        "peak_window_s" => "start of the busiest window (s)",
+        "windows" => "windows with a retry",
+        "span_s" => "span, first retry to last (s)",
+        "total" => "retries (all clients)",
+        "requests" => "requests, first attempts included",
+        "refused" => "requests refused",
+        "succeeded" => "clients served",
+        "gave_up" => "clients that gave up",
+        "last_success_s" => "last success (s)",
+        "completed" => "clients that fetched all their work",
+        "wasted_pct" => "wasted: refused / requests (%)",
+        "finish_s" => "finish, last client done (s)",
+        "finish_spread_s" => "finish spread, latest − earliest client (s)",
+        _ => "",
+    };
+    if !known.is_empty() {
+        return known.to_string();
+    }
+    let (stem, unit) = if let Some(stem) = column.strip_suffix("_s") {
+        (stem, " (s)")
+    } else if let Some(stem) = column.strip_suffix("_pct") {
+        (stem, " (%)")
+    } else {
+        (column, "")
+    };
+    let stem = if stem.is_empty() { column } else { stem };
+    format!("{}{unit}", stem.replace('_', " "))
 }
 
 fn not_positive(field: &'static str, column: &str, row: usize, value: f64) -> ChartError {
@@ -476,14 +719,9 @@ impl Drawable for LineChart {
                     color.filled(),
                 ))
                 .map_err(draw_error)?;
-            // A line drawn exactly under a later one would vanish; the legend says where it is.
-            let name = match self.lines[i + 1..].iter().find(|l| l.points == line.points) {
-                Some(cover) => format!("{} = {}", line.name, cover.name),
-                None => line.name.clone(),
-            };
             legend
                 .draw_text(
-                    &name,
+                    &line.name,
                     &(FONT_FAMILY, 14).into_font().color(&BLACK),
                     (30, row),
                 )
@@ -592,6 +830,107 @@ mod tests {
         let t = table("x,y\n-1.7e308,1.7e308\n1.7e308,-1.7e308\n");
         let chart = LineChart::from_table(&t, &spec("x", "y", None)).unwrap();
         chart.render(ImageFormat::Svg, None).unwrap();
+    }
+
+    #[test]
+    fn an_aggregate_file_draws_the_interval_or_the_sd_as_the_band() {
+        // Two cells of an `--aggregate` sweep; the second has one seed, so no interval.
+        let t = table(
+            "clients,strategy,seeds,peak_mean,peak_sd,peak_ci95_low,peak_ci95_high\n\
+             10,a,5,4,1.5,2.5,5.5\n20,a,1,9,,,\n",
+        );
+        let chart =
+            LineChart::from_table(&t, &spec("clients", "peak_mean", Some("strategy"))).unwrap();
+        let p = &chart.lines[0].points;
+        assert_eq!((p[0].mean, p[0].min, p[0].max), (4.0, 2.5, 5.5));
+        assert_eq!((p[1].mean, p[1].min, p[1].max), (9.0, 9.0, 9.0));
+        assert!(
+            chart
+                .subtitle
+                .ends_with("line = mean over 1 to 5 seeds per point, band = its 95 % interval"),
+            "{}",
+            chart.subtitle
+        );
+        assert_eq!(chart.y_label, "most retries in one window, mean over seeds");
+        // Without interval columns, mean ± sd.
+        let t = table("clients,seeds,peak_mean,peak_sd\n10,4,4,1.5\n");
+        let chart = LineChart::from_table(&t, &spec("clients", "peak_mean", None)).unwrap();
+        let p = &chart.lines[0].points[0];
+        assert_eq!((p.min, p.max), (2.5, 5.5));
+        assert!(
+            chart.subtitle.ends_with("band = mean ± sd"),
+            "{}",
+            chart.subtitle
+        );
+        // The `seeds` column marks the parameters: a strategy mixed into a point is refused.
+        let t = table("clients,strategy,seeds,peak_mean\n10,a,3,4\n10,b,3,6\n");
+        let e = LineChart::from_table(&t, &spec("clients", "peak_mean", None))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("add --by strategy"), "{e}");
+    }
+
+    #[test]
+    fn coinciding_lines_are_drawn_once_and_named_together() {
+        let t = table(
+            "clients,strategy,seed,peak\n10,fixed,1,10\n20,fixed,1,20\n\
+             10,jitter,1,3\n20,jitter,1,5\n10,exponential,1,10\n20,exponential,1,20\n",
+        );
+        let chart = LineChart::from_table(&t, &spec("clients", "peak", Some("strategy"))).unwrap();
+        let names: Vec<&str> = chart.lines.iter().map(|l| l.name.as_str()).collect();
+        assert_eq!(names, ["fixed = exponential", "jitter"]);
+        // The legend is drawn from `lines`: the SVG names each entry once.
+        let svg = String::from_utf8(chart.render(ImageFormat::Svg, None).unwrap()).unwrap();
+        assert_eq!(svg.matches("\nexponential\n").count(), 0, "{svg}");
+        assert_eq!(svg.matches("fixed = exponential").count(), 1);
+    }
+
+    #[test]
+    fn several_strategies_in_one_point_suggest_by() {
+        let t = table("clients,strategy,base_s,seed,peak\n10,fixed,1,1,4\n10,full-jitter,1,1,2\n");
+        let e = LineChart::from_table(&t, &spec("clients", "peak", None))
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            e,
+            "invalid --by: missing; `strategy` takes 2 values (fixed, full-jitter) at clients = 10; \
+             add --by strategy for a line per value, or --where strategy=VALUE to keep one"
+        );
+    }
+
+    #[test]
+    fn a_plain_runs_table_is_refused_with_what_to_do_instead() {
+        let mut text = crate::report::CSV_COLUMNS.join(",");
+        text.push('\n');
+        for strategy in ["fixed", "full-jitter"] {
+            let mut row = vec!["1"; crate::report::CSV_COLUMNS.len()];
+            row[0] = strategy;
+            text.push_str(&row.join(","));
+            text.push('\n');
+        }
+        let t = table(&text);
+        let e = LineChart::from_table(&t, &spec("clients", "peak", Some("strategy")))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("invalid CSV: sweep.csv; this is a plain run's table")
+                && e.contains("herd-sim sweep"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn axis_names_say_what_the_column_means() {
+        assert_eq!(readable("peak"), "most retries in one window");
+        assert_eq!(
+            readable("span_s_ci95_low"),
+            "span, first retry to last (s), 95 % interval, low end"
+        );
+        assert_eq!(readable("queue_depth_s"), "queue depth (s)");
+        assert_eq!(readable("drop_pct"), "drop (%)");
+        assert_eq!(readable("_mean"), " mean");
+        assert_eq!(readable("x"), "x");
+        assert_eq!(axis_name("clients", true), "clients (log scale)");
     }
 
     #[test]

@@ -18,6 +18,8 @@ mod fuzz;
 pub mod histogram;
 pub mod lines;
 pub mod table;
+#[cfg(test)]
+mod tests;
 mod text;
 
 use std::fmt;
@@ -121,12 +123,65 @@ pub enum ImageFormat {
 }
 
 impl ImageFormat {
-    /// The format a file name asks for: `.svg` is SVG, anything else PNG.
-    pub fn from_path(path: &std::path::Path) -> ImageFormat {
-        match path.extension().and_then(|e| e.to_str()) {
-            Some(ext) if ext.eq_ignore_ascii_case("svg") => ImageFormat::Svg,
-            _ => ImageFormat::Png,
+    /// The extension of this format's files.
+    pub fn extension(self) -> &'static str {
+        match self {
+            ImageFormat::Png => "png",
+            ImageFormat::Svg => "svg",
         }
+    }
+
+    /// The format of an output `path` given with `flag`, by one rule for every chart flag:
+    /// the extension (any case) names the format and must be one of `accepted`; a path
+    /// without an extension gets `accepted[0]`. So `--png out.svg`, `--svg out.png` and
+    /// `plot --out p.jpg` are refused, naming the flag, the path and the extensions accepted.
+    pub fn for_output(
+        flag: &'static str,
+        path: &std::path::Path,
+        accepted: &[ImageFormat],
+    ) -> Result<ImageFormat, ChartError> {
+        let Some(&default) = accepted.first() else {
+            return Err(ChartError::Draw("no image format accepted".into()));
+        };
+        let Some(ext) = path.extension() else {
+            return Ok(default);
+        };
+        let ext = ext.to_string_lossy();
+        if let Some(&format) = accepted
+            .iter()
+            .find(|f| ext.eq_ignore_ascii_case(f.extension()))
+        {
+            return Ok(format);
+        }
+        let listed: Vec<String> = accepted
+            .iter()
+            .map(|f| format!(".{}", f.extension()))
+            .collect();
+        let picks = if accepted.len() > 1 {
+            " (the extension picks the format)"
+        } else {
+            ""
+        };
+        let other = [ImageFormat::Png, ImageFormat::Svg]
+            .into_iter()
+            .find(|f| !accepted.contains(f) && ext.eq_ignore_ascii_case(f.extension()));
+        let hint = match other {
+            Some(f) => format!(
+                "; for {} use --{}",
+                f.extension().to_uppercase(),
+                f.extension()
+            ),
+            None => String::new(),
+        };
+        Err(ChartError::Invalid {
+            field: flag,
+            value: table::plain(&path.display().to_string()),
+            accepted: format!(
+                "accepted extensions: {}{picks}, or none for {}{hint}",
+                listed.join(", "),
+                default.extension().to_uppercase()
+            ),
+        })
     }
 }
 

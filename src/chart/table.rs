@@ -27,6 +27,21 @@ impl DataTable {
             source_name: source_name.to_string(),
             message,
         };
+        let text = String::from_utf8_lossy(&bytes[..bytes.len().min(4096)]);
+        if crate::sniff::looks_like_toml(&text) {
+            return Err(fail(
+                "this is a TOML file (a scenario: run it with `herd-sim --config FILE`), not a CSV; \
+                 plot draws a CSV with a header row, such as `herd-sim sweep ... --out sweep.csv` writes"
+                    .into(),
+            ));
+        }
+        if crate::sniff::looks_like_json(&text) {
+            return Err(fail(
+                "this is a JSON file, not a CSV; plot draws a CSV with a header row, such as \
+                 `herd-sim sweep ... --out sweep.csv` writes (a run writes one with --format csv)"
+                    .into(),
+            ));
+        }
         let mut reader = ::csv::ReaderBuilder::new()
             .has_headers(true)
             .trim(::csv::Trim::All)
@@ -300,6 +315,21 @@ mod tests {
         let e =
             DataTable::parse(format!("{}\n", header.join(",")).as_bytes(), "w.csv").unwrap_err();
         assert_eq!(e.to_string(), "w.csv: no data rows under the header");
+    }
+
+    #[test]
+    fn a_toml_or_json_file_is_named_as_such() {
+        let toml = include_bytes!("../../configs/herd-down.toml");
+        let e = DataTable::parse(toml, "herd-down.toml")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("herd-down.toml: this is a TOML file") && e.contains("--config"),
+            "{e}"
+        );
+        let json = include_bytes!("../../configs/scenarios.json");
+        let e = DataTable::parse(json, "s.json").unwrap_err().to_string();
+        assert!(e.starts_with("s.json: this is a JSON file"), "{e}");
     }
 
     #[test]

@@ -8,6 +8,8 @@ mod table;
 mod work;
 
 pub use self::csv::CsvExporter;
+/// The columns of a run's `--format csv`, in order (`plot` recognises a run's table by them).
+pub use self::csv::COLUMNS as CSV_COLUMNS;
 pub use self::json::JsonExporter;
 pub use self::table::TableExporter;
 

@@ -584,3 +584,246 @@ fn plot_draws_at_every_narrow_width_and_reads_a_wide_header() {
         .code(2)
         .stderr(predicate::str::ends_with("no data rows under the header\n"));
 }
+
+#[test]
+fn the_extension_picks_the_format_or_is_refused_for_every_chart_flag() {
+    // Issue 14, defect 9: `--png out.svg` wrote PNG bytes under an SVG name.
+    let dir = tempfile::tempdir().unwrap();
+    for (flag, name, other) in [("--png", "out.svg", "--svg"), ("--svg", "out.png", "--png")] {
+        herd()
+            .args(["--clients", "5", flag])
+            .arg(dir.path().join(name))
+            .assert()
+            .code(2)
+            .stdout(predicate::str::is_empty())
+            .stderr(
+                predicate::str::starts_with(format!("error: invalid {flag}: "))
+                    .and(predicate::str::contains(format!(
+                        "for {} use {other}",
+                        &other[2..].to_uppercase()
+                    )))
+                    .and(
+                        predicate::str::ends_with("\n")
+                            .and(predicate::function(|e: &str| e.lines().count() == 1)),
+                    ),
+            );
+    }
+    herd()
+        .args(["--clients", "5", "--png"])
+        .arg(dir.path().join("out.jpg"))
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("accepted extensions: .png"));
+    let csv = dir.path().join("sweep.csv");
+    std::fs::write(&csv, sweep_csv()).unwrap();
+    herd()
+        .arg("plot")
+        .arg(&csv)
+        .args(["--x", "clients", "--y", "peak", "--by", "strategy", "--out"])
+        .arg(dir.path().join("p.jpg"))
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "accepted extensions: .png, .svg (the extension picks the format)",
+        ));
+    assert_eq!(
+        std::fs::read_dir(dir.path()).unwrap().count(),
+        1,
+        "only the CSV"
+    );
+    // The extension in any case picks the format; none means the flag's own.
+    let upper = dir.path().join("P.SVG");
+    herd()
+        .arg("plot")
+        .arg(&csv)
+        .args(["--x", "clients", "--y", "peak", "--by", "strategy", "--out"])
+        .arg(&upper)
+        .assert()
+        .success();
+    assert!(std::fs::read_to_string(&upper).unwrap().starts_with("<svg"));
+    let bare = dir.path().join("histograms");
+    herd()
+        .args(["--clients", "5", "--svg"])
+        .arg(&bare)
+        .assert()
+        .success();
+    assert!(std::fs::read_to_string(&bare).unwrap().starts_with("<svg"));
+}
+
+#[test]
+fn plot_says_what_it_wrote_on_stderr_and_when_it_replaced_a_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("sweep.csv");
+    std::fs::write(&csv, sweep_csv()).unwrap();
+    let out = dir.path().join("peak.png");
+    let plot = || {
+        let mut cmd = herd();
+        cmd.arg("plot")
+            .arg(&csv)
+            .args(["--x", "clients", "--y", "peak", "--by", "strategy", "--out"])
+            .arg(&out);
+        cmd
+    };
+    plot()
+        .assert()
+        .success()
+        .stdout(predicate::str::is_empty())
+        .stderr(format!("wrote {}\n", out.display()));
+    plot()
+        .assert()
+        .success()
+        .stdout(predicate::str::is_empty())
+        .stderr(format!(
+            "wrote {} (replaced the file there)\n",
+            out.display()
+        ));
+}
+
+/// Runs `plot` on `csv` with `args` and returns its stderr, asserting exit 2 and one line.
+fn plot_refusal(csv: &Path, args: &[&str]) -> String {
+    let output = herd()
+        .arg("plot")
+        .arg(csv)
+        .args(args)
+        .arg("--out")
+        .arg(csv.with_extension("png"))
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2), "{output:?}");
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(!csv.with_extension("png").exists());
+    stderr
+}
+
+#[test]
+fn plot_refusals_suggest_the_likely_intent() {
+    let dir = tempfile::tempdir().unwrap();
+    // A sweep over three strategies, plain and aggregated.
+    let (rows, aggregate) = (dir.path().join("rows.csv"), dir.path().join("agg.csv"));
+    for (path, extra) in [(&rows, None), (&aggregate, Some("--aggregate"))] {
+        herd()
+            .args([
+                "sweep",
+                "--clients",
+                "10,100",
+                "--strategy",
+                "fixed,exponential,full-jitter",
+            ])
+            .args(["--seeds", "3", "--quiet"])
+            .args(extra)
+            .arg("--out")
+            .arg(path)
+            .assert()
+            .success();
+    }
+    let e = plot_refusal(&rows, &["--x", "clients", "--y", "peak"]);
+    assert!(
+        e.contains("`strategy` takes 3 values") && e.contains("add --by strategy"),
+        "{e}"
+    );
+    let e = plot_refusal(
+        &aggregate,
+        &["--x", "clients", "--y", "peak", "--by", "strategy"],
+    );
+    assert!(
+        e.contains("no column `peak` in") && e.contains("(did you mean `peak_mean`?)"),
+        "{e}"
+    );
+    let e = plot_refusal(
+        &rows,
+        &[
+            "--x",
+            "clients",
+            "--y",
+            "peak",
+            "--by",
+            "strategy",
+            "--where",
+            "strategy=full_jitter",
+        ],
+    );
+    assert!(
+        e.contains("(did you mean strategy=full-jitter?)")
+            && e.contains("`strategy` holds fixed, exponential, full-jitter"),
+        "{e}"
+    );
+    // A run's TOML scenario, and a plain run's CSV table.
+    let toml = dir.path().join("herd.toml");
+    std::fs::copy("configs/herd-down.toml", &toml).unwrap();
+    let e = plot_refusal(&toml, &["--x", "clients", "--y", "peak"]);
+    assert!(
+        e.contains("this is a TOML file") && e.contains("--config"),
+        "{e}"
+    );
+    let run = dir.path().join("run.csv");
+    herd()
+        .args([
+            "--clients",
+            "10",
+            "--strategy",
+            "all",
+            "--format",
+            "csv",
+            "--out",
+        ])
+        .arg(&run)
+        .assert()
+        .success();
+    let e = plot_refusal(&run, &["--x", "clients", "--y", "peak", "--by", "strategy"]);
+    assert!(
+        e.contains("plain run's table") && e.contains("herd-sim sweep"),
+        "{e}"
+    );
+    // `fixture` given the TOML scenario says what it is and what fixture reads.
+    herd().arg("fixture").arg(&toml).assert().code(2).stderr(
+        predicate::str::contains("this is a TOML file").and(predicate::str::contains("JSON")),
+    );
+}
+
+#[test]
+fn plot_draws_an_aggregate_files_interval_as_the_band() {
+    // Issue 14, defect 10: the sd / interval columns of an `--aggregate` sweep were ignored.
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("agg.csv");
+    herd()
+        .args([
+            "sweep",
+            "--clients",
+            "10,100,1000",
+            "--strategy",
+            "fixed,full-jitter",
+        ])
+        .args(["--seeds", "5", "--quiet", "--aggregate", "--out"])
+        .arg(&csv)
+        .assert()
+        .success();
+    let svg = dir.path().join("agg.svg");
+    herd()
+        .arg("plot")
+        .arg(&csv)
+        .args([
+            "--x",
+            "clients",
+            "--y",
+            "peak_mean",
+            "--by",
+            "strategy",
+            "--log-x",
+            "--out",
+        ])
+        .arg(&svg)
+        .assert()
+        .success();
+    let text = std::fs::read_to_string(&svg).unwrap();
+    assert!(
+        text.contains("line = mean over 5 seeds per point, band = its 95 % interval"),
+        "{text}"
+    );
+    assert!(
+        text.contains("most retries in one window, mean over seeds"),
+        "{text}"
+    );
+    // Full jitter's peak varies over seeds: its band is a filled polygon (fixed's does not vary).
+    assert_eq!(text.matches("<polygon").count(), 1, "{text}");
+}
