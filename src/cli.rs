@@ -9,7 +9,9 @@ use clap::error::{ContextKind, ContextValue, ErrorKind};
 use clap::{Arg, ArgMatches, Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 
 use herd_sim::chart::{ChartSize, CountScale, PlotSpec};
-use herd_sim::config::{LatencyText, ScenarioFile, ServerFile, StrategyList};
+use herd_sim::config::{
+    LatencyText, ScenarioFile, ServerFile, StrategyList, DEFAULT_MAX_REQUESTS,
+};
 use herd_sim::engine::{NetworkDelay, Path};
 use herd_sim::policy::Strategy;
 use herd_sim::report::Format;
@@ -303,9 +305,14 @@ pub struct SweepArgs {
     #[arg(long)]
     pub resume: bool,
 
-    /// Worker threads [default: all cores]. The output never depends on it.
-    #[arg(long, value_name = "N", value_parser = parse_whole_u32)]
+    /// Worker threads, 1 to 1024 [default: all cores]. The output never depends on it.
+    #[arg(long, value_name = "N", value_parser = parse_threads)]
     pub threads: Option<u32>,
+
+    /// Refuse sweeps whose requests estimate (an upper bound on the requests of every row) is
+    /// larger [default: 10000000000].
+    #[arg(long, value_name = "N", value_parser = parse_whole)]
+    pub max_requests: Option<u64>,
 
     /// No progress bar (it is hidden anyway when stderr is not a terminal).
     #[arg(long)]
@@ -420,6 +427,7 @@ impl SweepArgs {
                 .max_cells
                 .or(file.max_cells)
                 .unwrap_or(DEFAULT_MAX_CELLS),
+            max_requests: self.max_requests.unwrap_or(DEFAULT_MAX_REQUESTS),
         };
         let destination = if self.out.as_os_str() == "-" {
             Destination::Stdout
@@ -625,9 +633,14 @@ pub struct RunArgs {
     #[arg(long, value_enum, default_value_t = EngineArg::Auto)]
     pub engine: EngineArg,
 
-    /// Worker threads [default: all cores]. Results never depend on it.
-    #[arg(long, value_name = "N", value_parser = parse_whole_u32)]
+    /// Worker threads, 1 to 1024 [default: all cores]. Results never depend on it.
+    #[arg(long, value_name = "N", value_parser = parse_threads)]
     pub threads: Option<u32>,
+
+    /// Refuse runs whose requests estimate (an upper bound on the requests sent) is larger
+    /// [default: 10000000000].
+    #[arg(long, value_name = "N", value_parser = parse_whole)]
+    pub max_requests: Option<u64>,
 
     /// Refuse runs estimated to need more memory than this, e.g. 512MiB, 16GiB [default: 16GiB].
     #[arg(long, value_name = "SIZE", value_parser = parse_size)]
@@ -859,6 +872,17 @@ fn parse_whole(text: &str) -> Result<u64, String> {
     cleaned
         .parse()
         .map_err(|_| format!("`{text}` is not a whole number; write digits only, e.g. 1000"))
+}
+
+/// The most worker threads accepted: far above any machine's cores, far below what makes
+/// thread creation itself the work.
+pub const MAX_THREADS: u32 = 1024;
+
+fn parse_threads(text: &str) -> Result<u32, String> {
+    match parse_whole(text)? {
+        n @ 1..=1024 => Ok(n as u32),
+        _ => Err(format!("accepted: 1 to {MAX_THREADS} (the default is all cores)")),
+    }
 }
 
 fn parse_whole_u32(text: &str) -> Result<u32, String> {

@@ -11,7 +11,7 @@ use std::process::ExitCode;
 use anyhow::Context;
 
 use herd_sim::chart::{ChartError, DataTable, HistogramChart, ImageFormat, LineChart};
-use herd_sim::config::{ConfigError, ScenarioFile};
+use herd_sim::config::{check_requests, ConfigError, ScenarioFile, DEFAULT_MAX_REQUESTS};
 use herd_sim::experiment;
 use herd_sim::fixture::{Fixture, FixtureError};
 use herd_sim::output::OutputFile;
@@ -53,17 +53,31 @@ fn main() -> ExitCode {
 }
 
 fn run(args: RunArgs) -> anyhow::Result<()> {
-    if let Some(threads) = args.threads {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(threads.max(1) as usize)
-            .build_global()
-            .context("cannot start the worker threads")?;
-    }
     let file = match &args.config {
         Some(path) => ScenarioFile::read(path)?,
         None => ScenarioFile::default(),
     };
-    let mut scenario = file.overridden_by(args.scenario_overrides()).validate()?;
+    let file = file.overridden_by(args.scenario_overrides());
+    // Validate before starting threads (bad input fails at once), then run everything on the
+    // pool, validating again there: the memory estimate counts the pool's threads.
+    file.clone().validate()?;
+    match args.threads {
+        None => run_validated(file, &args),
+        Some(threads) => rayon::ThreadPoolBuilder::new()
+            .num_threads(threads as usize)
+            .build()
+            // rayon's error shows the system's error and also gives it as its source: once.
+            .map_err(|e| anyhow::anyhow!("cannot start {threads} worker threads: {e}"))?
+            .install(|| run_validated(file, &args)),
+    }
+}
+
+fn run_validated(file: ScenarioFile, args: &RunArgs) -> anyhow::Result<()> {
+    let mut scenario = file.validate()?;
+    check_requests(
+        scenario.requests_estimate(),
+        args.max_requests.unwrap_or(DEFAULT_MAX_REQUESTS),
+    )?;
     scenario.path = args.engine.into();
     if scenario.path == herd_sim::engine::Path::Independent
         && !scenario
@@ -169,11 +183,12 @@ fn commit(file: OutputFile, bytes: &[u8]) -> anyhow::Result<()> {
 fn sweep(args: SweepArgs) -> anyhow::Result<()> {
     let (spec, destination, start) = args.spec()?;
     let plan = Plan::new(spec)?;
+    // Threads started after the input is validated and before the output is opened.
+    let pool = sweep::thread_pool(args.threads.map(|n| n as usize))?;
     // Opened before anything is simulated: a bad path fails at once.
     let sink = RowSink::open(&plan, &destination, start)?;
     let bar = progress_bar(plan.rows(), args.quiet);
-    let threads = args.threads.map(|n| n as usize);
-    let outcome = sweep::run(&plan, sink, threads, &|done| bar.set_position(done));
+    let outcome = sweep::run_in(&pool, &plan, sink, &|done| bar.set_position(done));
     bar.finish_and_clear();
     match outcome {
         // `herd-sim sweep | head`: the reader has all it wanted.

@@ -22,11 +22,13 @@
 mod client;
 mod memory;
 mod output;
+mod requests;
 mod server;
 
 pub use client::{LatencyText, StrategyList};
 pub use memory::human_bytes;
 pub use output::Published;
+pub use requests::{check_requests, DEFAULT_MAX_REQUESTS};
 pub use server::{LimitedModel, LimiterRule, ServerFile, ServerModel};
 
 use std::fmt;
@@ -69,6 +71,14 @@ pub enum ConfigError {
         estimate: String,
         /// The budget, human-readable.
         budget: String,
+    },
+    /// The run's requests estimate is over the limit (`--max-requests`).
+    #[error("this run's requests estimate is {estimate} requests (an upper bound on what it sends), over the limit of {limit}; narrow the run, or allow it with --max-requests {estimate}")]
+    TooLong {
+        /// The estimate (as text: it may exceed u64).
+        estimate: String,
+        /// The limit in force.
+        limit: u64,
     },
     /// A config file could not be read or parsed.
     #[error("{path}: {message}")]

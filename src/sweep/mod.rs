@@ -30,7 +30,9 @@ use std::sync::Mutex;
 
 use rayon::prelude::*;
 
-use crate::config::{ConfigError, Scenario, ScenarioFile, DEFAULT_SEED};
+use crate::config::{
+    check_requests, ConfigError, Scenario, ScenarioFile, DEFAULT_MAX_REQUESTS, DEFAULT_SEED,
+};
 use crate::experiment::run_one;
 use crate::metrics::{Summary, Tally};
 use crate::rng::derive_seed;
@@ -43,6 +45,10 @@ use self::stats::{describe, Described, STATISTICS};
 /// The largest grid run without `--max-cells`: enough for any experiment of the spec, small
 /// enough that a typo (`1..1000000`) is caught before hours of work.
 pub const DEFAULT_MAX_CELLS: u64 = 10_000;
+
+/// The most seeds a cell may have: a million replicates is more than any statistic needs, and
+/// keeps a typo (`--seeds 18446744073709551615`) from running until the machine is turned off.
+pub const MAX_SEEDS: u64 = 1_000_000;
 
 /// Rows run per window: workers never run further ahead of the first unwritten row, which
 /// bounds the rows waiting in memory and in the journal.
@@ -110,6 +116,14 @@ pub enum SweepError {
     /// Another process is writing the output, or its lock cannot be taken.
     #[error(transparent)]
     Locked(#[from] crate::output::LockError),
+    /// The worker threads cannot be started.
+    #[error("cannot start {threads} worker threads: {message}")]
+    Threads {
+        /// Threads asked for.
+        threads: usize,
+        /// The system's reason, once.
+        message: String,
+    },
     /// The output cannot be written.
     #[error("cannot write {path}: {cause}")]
     Io {
@@ -123,7 +137,10 @@ pub enum SweepError {
 impl SweepError {
     /// True when the user's input is at fault (exit code 2), false for I/O failures.
     pub fn is_bad_input(&self) -> bool {
-        !matches!(self, SweepError::Io { .. } | SweepError::Locked(_))
+        !matches!(
+            self,
+            SweepError::Io { .. } | SweepError::Locked(_) | SweepError::Threads { .. }
+        )
     }
 }
 
@@ -150,6 +167,8 @@ pub struct SweepSpec {
     pub layout: Layout,
     /// Refuse grids with more cells than this.
     pub max_cells: u64,
+    /// Refuse sweeps whose requests estimate (every row's, summed) is larger than this.
+    pub max_requests: u64,
 }
 
 impl Default for SweepSpec {
@@ -160,6 +179,7 @@ impl Default for SweepSpec {
             seeds: 1,
             layout: Layout::Tidy,
             max_cells: DEFAULT_MAX_CELLS,
+            max_requests: DEFAULT_MAX_REQUESTS,
         }
     }
 }
@@ -185,11 +205,11 @@ pub struct Plan {
 impl Plan {
     /// Parses the grid, checks its size against the limit and validates every cell.
     pub fn new(spec: SweepSpec) -> Result<Plan, SweepError> {
-        if spec.seeds == 0 {
+        if spec.seeds == 0 || spec.seeds > MAX_SEEDS {
             return Err(SweepError::Setting {
                 field: "--seeds",
-                value: "0".into(),
-                accepted: "accepted: a whole number of at least 1".into(),
+                value: spec.seeds.to_string(),
+                accepted: format!("accepted: a whole number from 1 to {MAX_SEEDS}"),
             });
         }
         let mut given: Vec<Option<Axis>> = vec![None; PARAMETERS.len()];
@@ -250,9 +270,14 @@ impl Plan {
             attempts: false,
         };
         let mut attempts = false;
+        // Every row runs one strategy once: a cell costs its requests per run, once a seed.
+        let mut requests: u128 = 0;
         for cell in 0..cells {
-            attempts |= plan.cell_scenario(cell)?.server.is_occ();
+            let scenario = plan.cell_scenario(cell)?;
+            attempts |= scenario.server.is_occ();
+            requests += scenario.requests_per_run() * u128::from(plan.seeds);
         }
+        check_requests(requests, spec.max_requests)?;
         Ok(Plan {
             metrics: metric_names(attempts),
             attempts,
@@ -450,14 +475,30 @@ pub fn run(
     threads: Option<usize>,
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<(), SweepError> {
+    run_in(&thread_pool(threads)?, plan, sink, progress)
+}
+
+/// The worker threads of a sweep: `threads` of them, or one a core when `None`. Start them
+/// before opening the output, so that a failure leaves no file behind.
+pub fn thread_pool(threads: Option<usize>) -> Result<rayon::ThreadPool, SweepError> {
     let mut builder = rayon::ThreadPoolBuilder::new();
     if let Some(n) = threads {
         builder = builder.num_threads(n.max(1));
     }
-    let pool = builder.build().map_err(|e| SweepError::Io {
-        path: "worker threads".into(),
-        cause: io::Error::other(e.to_string()),
-    })?;
+    builder.build().map_err(|e| SweepError::Threads {
+        threads: threads.unwrap_or_else(rayon::current_num_threads),
+        // rayon's error shows the system's error and also gives it as its source: once.
+        message: e.to_string(),
+    })
+}
+
+/// [`run`] on a pool already started.
+pub fn run_in(
+    pool: &rayon::ThreadPool,
+    plan: &Plan,
+    sink: RowSink,
+    progress: &(dyn Fn(u64) + Sync),
+) -> Result<(), SweepError> {
     let total = plan.rows();
     let sink = Mutex::new(sink);
     let lock = || sink.lock().unwrap_or_else(|poisoned| poisoned.into_inner());

@@ -217,3 +217,87 @@ fn a_second_process_on_the_same_sweep_output_is_refused_and_damages_nothing() {
     assert_eq!(lines_of(&out).len(), 2);
     assert!(!lock.exists(), "removed when the sweep finishes");
 }
+
+/// Runs the binary with its address space limited to 400 MB: room for a run of ten clients,
+/// not for the stacks of a thousand threads (2 MiB each), so starting them fails.
+fn herd_limited(args: &[&str]) -> std::process::Output {
+    std::process::Command::new("sh")
+        .arg("-c")
+        .arg("ulimit -v 400000 && exec \"$0\" \"$@\"")
+        .arg(assert_cmd::cargo::cargo_bin("herd-sim"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn threads_are_bounded_started_after_validation_and_a_failure_is_said_once() {
+    for threads in ["0", "1025", "100000"] {
+        let output = herd().args(["--threads", threads]).output().unwrap();
+        assert_eq!(output.status.code(), Some(2));
+        assert!(text(&output.stderr).contains("accepted: 1 to 1024"));
+    }
+    // A file that is not TOML fails before any thread is started: with 1000 threads that
+    // cannot start, the parse error is still the one reported.
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("bad.toml");
+    fs::write(&config, "not toml [[[").unwrap();
+    let config = config.to_str().unwrap();
+    for command in [&["--config", config][..], &["sweep", "--config", config][..]] {
+        let mut args = command.to_vec();
+        args.extend(["--threads", "1000"]);
+        let output = herd_limited(&args);
+        let stderr = text(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains("TOML parse error"), "{stderr}");
+    }
+    // Threads that cannot start: one line, the system's reason once, exit 1, no output file.
+    let out = dir.path().join("s.csv");
+    let out = out.to_str().unwrap();
+    for args in [
+        &["--clients", "10", "--threads", "1000"][..],
+        &["sweep", "--clients", "10", "--threads", "1000", "--out", out][..],
+    ] {
+        let output = herd_limited(args);
+        let stderr = text(&output.stderr);
+        assert_eq!(output.status.code(), Some(1), "{args:?}: {stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+        assert!(
+            stderr.starts_with("error: cannot start 1000 worker threads: "),
+            "{stderr}"
+        );
+        assert_eq!(stderr.matches("os error").count(), 1, "{stderr}");
+    }
+    assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1, "only bad.toml");
+}
+
+#[test]
+fn huge_runs_are_refused_up_front_naming_the_estimate_and_the_override() {
+    // 4294967295 clients × 5 requests, worked out by hand.
+    let output = herd()
+        .args(["--clients", "4294967295", "--engine", "event-queue"])
+        .output()
+        .unwrap();
+    let stderr = text(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("requests estimate is 21474836475 requests")
+            && stderr.contains("--max-requests 21474836475"),
+        "{stderr}"
+    );
+    // The sweep's estimate sums its rows: (1000 + 1 000 000 clients) × 5 requests × 3 seeds.
+    let output = herd()
+        .args(["sweep", "--clients", "1000,1000000", "--seeds", "3"])
+        .args(["--max-requests", "15014999"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(text(&output.stderr).contains("estimate is 15015000 requests"));
+    // Seeds are bounded whatever the grid.
+    let output = herd()
+        .args(["sweep", "--seeds", "18446744073709551615"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(text(&output.stderr).contains("accepted: a whole number from 1 to 1000000"));
+}

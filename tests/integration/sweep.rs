@@ -298,6 +298,7 @@ fn an_unwritable_output_fails_before_simulating() {
     // A grid that would take hours: the error must come first.
     let output = herd()
         .args(["sweep", "--clients", "10000000", "--seeds", "100000"])
+        .args(["--max-requests", "10000000000000"])
         .arg("--out")
         .arg(blocker.join("sweep.csv"))
         .timeout(Duration::from_secs(60))
