@@ -9,9 +9,7 @@ use clap::error::{ContextKind, ContextValue, ErrorKind};
 use clap::{Arg, ArgMatches, Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 
 use herd_sim::chart::{ChartSize, CountScale, PlotSpec};
-use herd_sim::config::{
-    LatencyText, ScenarioFile, ServerFile, StrategyList, DEFAULT_MAX_REQUESTS,
-};
+use herd_sim::config::{LatencyText, ScenarioFile, ServerFile, StrategyList, DEFAULT_MAX_REQUESTS};
 use herd_sim::engine::{NetworkDelay, Path};
 use herd_sim::policy::Strategy;
 use herd_sim::report::Format;
@@ -881,7 +879,9 @@ pub const MAX_THREADS: u32 = 1024;
 fn parse_threads(text: &str) -> Result<u32, String> {
     match parse_whole(text)? {
         n @ 1..=1024 => Ok(n as u32),
-        _ => Err(format!("accepted: 1 to {MAX_THREADS} (the default is all cores)")),
+        _ => Err(format!(
+            "accepted: 1 to {MAX_THREADS} (the default is all cores)"
+        )),
     }
 }
 

@@ -60,7 +60,10 @@ mod tests {
         assert_eq!(scenario.requests_estimate(), 6 * 5000);
         let report = crate::experiment::run(&scenario);
         for result in &report.results {
-            assert_eq!(u128::from(result.summary.requests), scenario.requests_per_run());
+            assert_eq!(
+                u128::from(result.summary.requests),
+                scenario.requests_per_run()
+            );
         }
         // Three items each, two replicates: 3 × 5 requests a client at most, per replicate.
         let items = ScenarioFile::parse("clients = 10\nitems = 3\nreplicates = 2\n", None)

@@ -243,7 +243,10 @@ fn threads_are_bounded_started_after_validation_and_a_failure_is_said_once() {
     let config = dir.path().join("bad.toml");
     fs::write(&config, "not toml [[[").unwrap();
     let config = config.to_str().unwrap();
-    for command in [&["--config", config][..], &["sweep", "--config", config][..]] {
+    for command in [
+        &["--config", config][..],
+        &["sweep", "--config", config][..],
+    ] {
         let mut args = command.to_vec();
         args.extend(["--threads", "1000"]);
         let output = herd_limited(&args);
@@ -256,7 +259,15 @@ fn threads_are_bounded_started_after_validation_and_a_failure_is_said_once() {
     let out = out.to_str().unwrap();
     for args in [
         &["--clients", "10", "--threads", "1000"][..],
-        &["sweep", "--clients", "10", "--threads", "1000", "--out", out][..],
+        &[
+            "sweep",
+            "--clients",
+            "10",
+            "--threads",
+            "1000",
+            "--out",
+            out,
+        ][..],
     ] {
         let output = herd_limited(args);
         let stderr = text(&output.stderr);
@@ -268,7 +279,11 @@ fn threads_are_bounded_started_after_validation_and_a_failure_is_said_once() {
         );
         assert_eq!(stderr.matches("os error").count(), 1, "{stderr}");
     }
-    assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1, "only bad.toml");
+    assert_eq!(
+        fs::read_dir(dir.path()).unwrap().count(),
+        1,
+        "only bad.toml"
+    );
 }
 
 #[test]
