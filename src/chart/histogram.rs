@@ -168,6 +168,9 @@ const DEFAULT_WIDTH: u32 = 1200;
 /// limiter's window starts).
 const MARKER_COLOR: RGBColor = RGBColor(150, 150, 150);
 const MARKER_LEGEND: &str = "limiter window opens";
+/// Room right of the last window, as a fraction of the time span, so the last bar stands
+/// clear of the plot's right edge instead of being cut by it.
+const TIME_PAD: f64 = 0.01;
 /// Room above the tallest bar for its peak label, in pixels.
 const PEAK_LABEL_H: f64 = 20.0;
 
@@ -355,9 +358,10 @@ impl HistogramChart {
             .iter()
             .flat_map(|p| p.markers_s.iter().copied())
             .fold(0.0, f64::max);
+        let span = (windows.max(1) as f64 * self.bin_s).max(markers);
         Axis {
             lo: 0.0,
-            hi: (windows.max(1) as f64 * self.bin_s).max(markers),
+            hi: span * (1.0 + TIME_PAD),
             log: false,
         }
     }
@@ -472,7 +476,7 @@ impl HistogramChart {
         draw_mesh(&mut chart, &self.time_label, false)?;
 
         let base = count.range().start;
-        let x_min = time.range().start;
+        let (x_min, x_max) = (time.range().start, time.range().end);
         let plotting = chart.plotting_area();
         plotting
             .draw(&PathElement::new(
@@ -504,8 +508,13 @@ impl HistogramChart {
             let shown = (w..(w + group).min(windows))
                 .max_by_key(|&i| (panel.total_at(i), std::cmp::Reverse(i)))
                 .unwrap_or(w);
-            let x0 = w as f64 * self.bin_s;
-            let x1 = ((w + group).min(windows) as f64 * self.bin_s).max(x0 + min_width);
+            let mut x0 = w as f64 * self.bin_s;
+            let mut x1 = ((w + group).min(windows) as f64 * self.bin_s).max(x0 + min_width);
+            // A bar widened past the end of the axis grows to the left instead.
+            if x1 > x_max {
+                x0 = (x0 - (x1 - x_max)).max(x_min);
+                x1 = x_max;
+            }
             let mut below = 0u64;
             let mut y_below = base;
             for layer in &panel.layers {
@@ -728,8 +737,8 @@ mod tests {
         let order: Vec<_> = bar.iter().filter(|c| **c == red || **c == green).collect();
         assert_eq!(order, [&red, &green]);
         // The marker at 1.5 s (three quarters across) is a grey vertical line in an empty window.
-        let plot_w = (600 - Y_LABELS_W - RIGHT_MARGIN) as usize;
-        let marker_x = Y_LABELS_W as usize + plot_w * 3 / 4;
+        let plot_w = (600 - Y_LABELS_W - RIGHT_MARGIN) as f64;
+        let marker_x = Y_LABELS_W as usize + (plot_w * 1.5 / (2.0 * (1.0 + TIME_PAD))) as usize;
         let near: Vec<_> = (marker_x - 1..=marker_x + 1)
             .flat_map(|x| column_colors(&bytes, x))
             .collect();
@@ -737,6 +746,42 @@ mod tests {
         // And the legend names both layers: the SVG carries the text.
         let svg = String::from_utf8(chart.render(ImageFormat::Svg, Some(size)).unwrap()).unwrap();
         assert!(svg.contains("\nserved\n") && svg.contains("\nrefused\n"));
+    }
+
+    #[test]
+    fn the_last_bar_stands_whole_inside_the_plot() {
+        // Issue 14, "the first hour": the last bar of the five-client full-jitter panel was cut
+        // by the plot's right edge (the axis ended where the last window did, and a bar widened
+        // to two pixels reached past it).
+        let mut counts = vec![0; 1000];
+        counts[0] = 5;
+        counts[999] = 5;
+        let chart = HistogramChart {
+            title: "t".into(),
+            subtitle: String::new(),
+            time_label: "time (s)".into(),
+            bin_s: 0.1,
+            panels: vec![panel("a", &counts)],
+            scale: CountScale::Shared,
+        };
+        let size = ChartSize {
+            width: 600,
+            height: 300,
+        };
+        let bytes = chart.render(ImageFormat::Png, Some(size)).unwrap();
+        let blue = Tone::Retries.rgb();
+        let columns: Vec<usize> = (0..600)
+            .filter(|&x| column_colors(&bytes, x).contains(&blue))
+            .collect();
+        let plot_end = (600 - RIGHT_MARGIN) as usize;
+        let last = *columns.last().unwrap();
+        assert!(
+            last + 3 <= plot_end,
+            "last bar at column {last}, plot ends at {plot_end}"
+        );
+        // And it is whole: two pixels wide, like the first.
+        assert!(columns.contains(&(last - 1)), "{columns:?}");
+        assert_eq!(columns.len(), 4, "{columns:?}");
     }
 
     #[test]
