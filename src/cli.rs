@@ -9,7 +9,10 @@ use clap::error::{ContextKind, ContextValue, ErrorKind};
 use clap::{Arg, ArgMatches, Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 
 use herd_sim::chart::{ChartSize, CountScale, PlotSpec};
-use herd_sim::config::{LatencyText, ScenarioFile, ServerFile, StrategyList, DEFAULT_MAX_REQUESTS};
+use herd_sim::config::{
+    Bound, DistText, IntervalText, Intervals, LatencyText, RateText, ScenarioFile, ServerFile,
+    StrategyList, DEFAULT_MAX_REQUESTS,
+};
 use herd_sim::engine::{NetworkDelay, Path};
 use herd_sim::policy::Strategy;
 use herd_sim::report::Format;
@@ -570,7 +573,7 @@ pub struct RunArgs {
     /// Server model [default: down]. `occ`: one row under optimistic concurrency control
     /// (Brooker 2015), each client reading then writing until one write succeeds.
     #[arg(long, value_name = "MODEL",
-          value_parser = ["down", "fixed-window", "sliding-window", "token-bucket", "occ"])]
+          value_parser = ["down", "fixed-window", "sliding-window", "token-bucket", "occ", "capacity"])]
     pub server: Option<String>,
 
     /// For `--server down`: the server serves from this time on.
@@ -579,6 +582,9 @@ pub struct RunArgs {
 
     #[command(flatten)]
     pub limiter: LimiterArgs,
+
+    #[command(flatten)]
+    pub overload: OverloadArgs,
 
     /// Items each client fetches, one after another [default: 1].
     #[arg(long, value_name = "K", value_parser = parse_whole_u32)]
@@ -699,6 +705,100 @@ pub struct LimiterArgs {
     pub epoch_phase: Option<SimDuration>,
 }
 
+/// Flags of the overload model: open-loop arrivals, the capacity server, triggers, client
+/// timeouts and network delay, and the series.
+#[derive(Debug, Args)]
+#[command(next_help_heading = "Overload: arrivals, capacity, timeouts")]
+pub struct OverloadArgs {
+    /// When calls start: every client at t = 0, or Poisson streams [default: herd].
+    #[arg(long, value_name = "KIND", value_parser = ["herd", "poisson"])]
+    pub arrivals: Option<String>,
+
+    /// Poisson: total call rate over all clients, e.g. 40/s, 2400/m, 10/h.
+    #[arg(long, value_name = "RATE", value_parser = parse_text::<RateText>, allow_hyphen_values = true)]
+    pub rate: Option<RateText>,
+
+    /// Poisson: calls start in [0, DURATION), e.g. 80s.
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration_arg, allow_hyphen_values = true)]
+    pub duration: Option<SimDuration>,
+
+    /// Poisson: the total rate is RATE during [FROM, TO), e.g. 20s..25s@80/s (repeatable).
+    #[arg(long, value_name = "FROM..TO@RATE", value_parser = parse_text::<IntervalText>, allow_hyphen_values = true)]
+    pub spike: Vec<IntervalText>,
+
+    /// Capacity: requests in service at once, or `unlimited` [default: unlimited].
+    #[arg(long, value_name = "N", value_parser = parse_text::<Bound>)]
+    pub workers: Option<Bound>,
+
+    /// Capacity: service time, e.g. 50ms, exp:50ms, uniform:40ms..60ms [default: 50ms].
+    #[arg(long, value_name = "DIST", value_parser = parse_text::<DistText>, allow_hyphen_values = true)]
+    pub service_time: Option<DistText>,
+
+    /// Capacity: added to a request's service time per request in service when it starts [default: 0s].
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration_arg, allow_hyphen_values = true)]
+    pub slowdown: Option<SimDuration>,
+
+    /// Capacity: requests waiting for a worker at most (more are shed), or `unlimited` [default: unlimited].
+    #[arg(long, value_name = "N", value_parser = parse_text::<Bound>)]
+    pub queue: Option<Bound>,
+
+    /// Capacity: Retry-After sent with every shed.
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration_arg, allow_hyphen_values = true)]
+    pub shed_retry_after: Option<SimDuration>,
+
+    /// Capacity: which waiting request a freed worker takes [default: fifo].
+    #[arg(long, value_name = "ORDER", value_parser = ["fifo", "lifo"])]
+    pub queue_order: Option<String>,
+
+    /// Capacity: drop waiting requests whose client gave up (otherwise they are still served).
+    #[arg(long)]
+    pub server_cancels: bool,
+
+    /// Any server: requests arriving in [FROM, TO) are refused, e.g. 0s..20s (repeatable).
+    #[arg(long, value_name = "FROM..TO", value_parser = parse_text::<IntervalText>, allow_hyphen_values = true)]
+    pub outage: Vec<IntervalText>,
+
+    /// Capacity: service capacity times FACTOR for requests starting in [FROM, TO), e.g. 30s..40s@0.5 (repeatable).
+    #[arg(long, value_name = "FROM..TO@FACTOR", value_parser = parse_text::<IntervalText>, allow_hyphen_values = true)]
+    pub degrade: Vec<IntervalText>,
+
+    /// Client timeout per attempt: unanswered this long after sending, it is abandoned [default: none].
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration_arg, allow_hyphen_values = true)]
+    pub timeout: Option<SimDuration>,
+
+    /// Window of the overload time series [default: 1s].
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration_arg, allow_hyphen_values = true)]
+    pub series_bin: Option<SimDuration>,
+
+    /// Write the overload time series as CSV rows (strategy, window_start_s, ...) to PATH.
+    #[arg(long, value_name = "PATH")]
+    pub series_out: Option<PathBuf>,
+
+    /// How long goodput must stay at 90 % of calls started to count as recovered [default: 5s].
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration_arg, allow_hyphen_values = true)]
+    pub recovery_hold: Option<SimDuration>,
+}
+
+impl OverloadArgs {
+    fn any_server_key(&self) -> bool {
+        self.workers.is_some()
+            || self.service_time.is_some()
+            || self.slowdown.is_some()
+            || self.queue.is_some()
+            || self.shed_retry_after.is_some()
+            || self.queue_order.is_some()
+            || self.server_cancels
+    }
+}
+
+fn intervals(list: &[IntervalText]) -> Option<Intervals> {
+    (!list.is_empty()).then(|| Intervals(list.to_vec()))
+}
+
+fn parse_text<T: std::str::FromStr<Err = String>>(text: &str) -> Result<T, String> {
+    text.parse()
+}
+
 impl LimiterArgs {
     fn any(&self) -> bool {
         self.limit.is_some()
@@ -783,7 +883,12 @@ impl RunArgs {
     /// The scenario keys these flags set, to lay over a config file.
     pub fn scenario_overrides(&self) -> ScenarioFile {
         let l = &self.limiter;
-        let server = if self.server.is_some() || self.recover_at.is_some() || l.any() {
+        let o = &self.overload;
+        let server = if self.server.is_some()
+            || self.recover_at.is_some()
+            || l.any()
+            || o.any_server_key()
+        {
             Some(ServerFile {
                 model: self.server.clone(),
                 recover_at: self.recover_at,
@@ -799,6 +904,13 @@ impl RunArgs {
                 headers_visible: l.headers_visible,
                 clients_per_address: l.clients_per_address,
                 epoch_phase: l.epoch_phase,
+                workers: o.workers,
+                service_time: o.service_time,
+                slowdown: o.slowdown,
+                queue: o.queue,
+                shed_retry_after: o.shed_retry_after,
+                queue_order: o.queue_order.clone(),
+                server_cancels: o.server_cancels.then_some(true),
             })
         } else {
             None
@@ -821,6 +933,15 @@ impl RunArgs {
             network_delay: self.network_delay,
             replicates: self.replicates,
             published: None,
+            arrivals: o.arrivals.clone(),
+            rate: o.rate,
+            duration: o.duration,
+            spike: intervals(&o.spike),
+            timeout: o.timeout,
+            outage: intervals(&o.outage),
+            degrade: intervals(&o.degrade),
+            series_bin: o.series_bin,
+            recovery_hold: o.recovery_hold,
         }
     }
 }

@@ -1347,6 +1347,7 @@ mod tests {
                 work: crate::engine::Work::default(),
                 latency: crate::engine::Latency::default(),
                 network: crate::engine::STUDY_NETWORK,
+                overload: crate::engine::Overload::default(),
             });
             let last = tally.last_retry.unwrap();
             assert_eq!(s.delay.as_nanos(), last.as_nanos(), "{strategy}");

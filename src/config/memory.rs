@@ -4,6 +4,7 @@
 use super::{ConfigError, LimiterRule, Scenario, ServerModel};
 use crate::engine::{Path, Work};
 use crate::time::SimDuration;
+use crate::workload::Arrivals;
 
 impl Scenario {
     /// The latest time anything can happen in a run of this scenario: what its histograms
@@ -24,6 +25,9 @@ impl Scenario {
     ///   within `clients × (wait + 6d) + d`, or sooner `retries + 1` attempts of `wait + 4d`.
     ///   `d` is the network delay's [`crate::engine::NetworkDelay::practical_max`].
     pub fn horizon(&self) -> SimDuration {
+        if self.run_spec(self.strategies[0]).uses_call_loop() {
+            return self.call_loop_horizon();
+        }
         const SECOND: u128 = 1_000_000_000;
         let round_trip = u128::from(self.latency.max().as_nanos());
         let wait = u128::from(self.backoff.cap.max(self.backoff.base).as_nanos()) + round_trip;
@@ -38,6 +42,8 @@ impl Scenario {
             ServerModel::Down {
                 recover_at: Some(t),
             } => each_client.min(u128::from(t.as_nanos()) + wait + items_per_client * round_trip),
+            // Call-loop runs are bounded by `call_loop_horizon` above.
+            ServerModel::Capacity(_) => wait * requests_per_item,
             ServerModel::Limited(m) => {
                 let memory = match m.rule {
                     LimiterRule::FixedWindow(r) => r.window,
@@ -94,7 +100,7 @@ impl Scenario {
             // `occ` keeps one time, but its events carry their read's offset: 8 B more a client,
             // half again for the queue's slack.
             ServerModel::Occ => 12,
-            ServerModel::Down { .. } => 0,
+            ServerModel::Down { .. } | ServerModel::Capacity(_) => 0,
             ServerModel::Limited(m) => {
                 let per_key = match m.rule {
                     LimiterRule::SlidingWindow(r) => 8 * u128::from(r.limit) + 8,
@@ -110,7 +116,81 @@ impl Scenario {
         };
         let queues = if independent { 0 } else { threads.min(runs) };
         let clients = u128::from(self.clients) * (48 + items_bytes + key_bytes) * queues;
-        (histograms + clients).min(u128::from(u64::MAX)) as u64
+        (histograms + clients + self.call_loop_bytes() * threads.min(runs))
+            .min(u128::from(u64::MAX)) as u64
+    }
+
+    /// Calls a call-loop run starts at most: one a client for a herd; for Poisson arrivals
+    /// the expected count plus ten standard deviations (a Poisson count's sd is its square
+    /// root) and 100, beyond which the estimate is off with probability below 10^-20.
+    pub fn call_bound(&self) -> u128 {
+        match &self.overload.arrivals {
+            Arrivals::Herd => u128::from(self.clients),
+            Arrivals::Poisson(s) => {
+                let mean = s.expected_calls();
+                (mean + 10.0 * mean.sqrt() + 100.0).ceil() as u128
+            }
+        }
+    }
+
+    /// The latest time anything can happen on the call loop: the last call start, then for
+    /// each of its attempts a wait (the cap), two network trips and either the timeout or
+    /// the server's whole backlog, then the backlog again (abandoned work is still done).
+    /// The backlog: every attempt's longest service time (slowdown for every attempt in
+    /// service, divided by the lowest capacity factor), shared by the workers.
+    fn call_loop_horizon(&self) -> SimDuration {
+        let o = &self.overload;
+        let start = match &o.arrivals {
+            Arrivals::Herd => 0,
+            Arrivals::Poisson(s) => u128::from(s.end.as_nanos()),
+        };
+        let tries = u128::from(self.retries) + 1;
+        let attempts = self.call_bound() * tries;
+        let trip = match o.network {
+            Some(d) => 2 * u128::from(d.practical_max().as_nanos()),
+            None => u128::from(self.latency.max().as_nanos()),
+        };
+        let backlog = match self.server {
+            ServerModel::Capacity(r) => {
+                let lowest = o
+                    .triggers
+                    .degrades
+                    .iter()
+                    .map(|d| d.factor)
+                    .fold(1.0, f64::min);
+                let longest = u128::from(r.service.practical_max().as_nanos())
+                    + u128::from(r.slowdown.as_nanos()) * attempts;
+                let longest = (longest as f64 / lowest).ceil() as u128;
+                let workers = r.workers.map_or(attempts, u128::from).max(1);
+                longest * attempts.div_ceil(workers)
+            }
+            _ => 0,
+        };
+        let answer = o
+            .timeout
+            .map_or(backlog, |t| u128::from(t.as_nanos()).min(backlog));
+        let outage = o
+            .triggers
+            .last_end()
+            .map_or(0, |t| u128::from(t.as_nanos()));
+        let per_try = u128::from(self.backoff.cap.as_nanos()) + trip + answer;
+        let bound = start.max(outage) + tries * per_try + backlog;
+        SimDuration(bound.min(u128::from(u64::MAX)) as u64)
+    }
+
+    /// Bytes of one call-loop run beyond its histograms: a generator per client (8 B), and
+    /// per call that can be in flight a slot (32 B), its pending events (an answer or
+    /// completion and a timeout, 56 B each) and its place in the server's queue (32 B), with
+    /// half again for vectors grown by doubling; the series (one 88 B row a window of the
+    /// horizon) and two latency sketches (64 KiB each). 0 on the herd paths.
+    fn call_loop_bytes(&self) -> u128 {
+        if !self.run_spec(self.strategies[0]).uses_call_loop() {
+            return 0;
+        }
+        let windows =
+            u128::from(self.horizon().as_nanos() / self.overload.series_bin.as_nanos()) + 1;
+        let calls = self.call_bound() * (32 + 2 * 56 + 32) * 3 / 2;
+        u128::from(self.clients) * 8 + calls + windows * 88 + 2 * 65_536
     }
 
     pub(crate) fn check_memory(&self) -> Result<(), ConfigError> {

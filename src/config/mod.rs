@@ -12,8 +12,10 @@
 //!
 //! The `occ` server (one row under optimistic concurrency, Brooker 2015) takes no server keys;
 //! its attempts' four messages each take `network_delay` (`--network-delay`, by default the
-//! study's `normal:10ms,2ms`), which no other server accepts, and it accepts neither
-//! `--latency` nor `--items`/`--pool` (each client makes one successful write).
+//! study's `normal:10ms,2ms`), and it accepts neither `--latency` nor `--items`/`--pool` (each
+//! client makes one successful write), nor the overload keys. For any other server,
+//! `network_delay` is the delay of each direction of the call loop (see
+//! [`crate::engine::calls`]), exclusive with `--latency` (a round trip).
 //!
 //! Rate-limited servers (`[server] model = "fixed-window" | "sliding-window" | "token-bucket"`)
 //! default to Laravel's throttle: first-hit windows, the whole-second store, whole-second
@@ -24,12 +26,14 @@ mod memory;
 mod output;
 mod requests;
 mod server;
+mod workload;
 
 pub use client::{LatencyText, StrategyList};
 pub use memory::human_bytes;
 pub use output::Published;
 pub use requests::{check_requests, DEFAULT_MAX_REQUESTS};
 pub use server::{LimitedModel, LimiterRule, ServerFile, ServerModel};
+pub use workload::{Bound, DistText, IntervalText, Intervals, RateText};
 
 use std::fmt;
 use std::path::Path as FsPath;
@@ -38,7 +42,7 @@ use serde::Deserialize;
 
 use std::collections::BTreeMap;
 
-use crate::engine::{Latency, NetworkDelay, Path, RunSpec, Work, STUDY_NETWORK};
+use crate::engine::{Latency, NetworkDelay, Overload, Path, RunSpec, Work, STUDY_NETWORK};
 use crate::policy::{Backoff, Policy, Strategy, UnknownStrategy};
 use crate::time::{SimDuration, NANOS_PER_SEC};
 
@@ -180,12 +184,31 @@ pub struct ScenarioFile {
     pub pool: Option<u64>,
     /// Round-trip latency (`--latency`).
     pub latency: Option<LatencyText>,
-    /// The delay of each message, `occ` only (`--network-delay`).
+    /// The delay of each message: `occ`'s four messages an attempt, or each direction of the
+    /// call loop for the other servers (`--network-delay`).
     pub network_delay: Option<NetworkDelay>,
     /// Runs per strategy over spread epoch phases and derived seeds (`--replicates`).
     pub replicates: Option<u32>,
     /// Published figures per strategy name, printed beside ours.
     pub published: Option<BTreeMap<String, Published>>,
+    /// When calls start: `herd` or `poisson` (`--arrivals`).
+    pub arrivals: Option<String>,
+    /// Total call rate of Poisson arrivals (`--rate`).
+    pub rate: Option<RateText>,
+    /// Calls start in `[0, duration)` (`--duration`).
+    pub duration: Option<SimDuration>,
+    /// Spikes of the rate, `FROM..TO@RATE` (`--spike`).
+    pub spike: Option<Intervals>,
+    /// Client timeout per attempt (`--timeout`).
+    pub timeout: Option<SimDuration>,
+    /// Outages, `FROM..TO` (`--outage`).
+    pub outage: Option<Intervals>,
+    /// Degradations, `FROM..TO@FACTOR` (`--degrade`).
+    pub degrade: Option<Intervals>,
+    /// Window of the overload series (`--series-bin`).
+    pub series_bin: Option<SimDuration>,
+    /// How long the series must stay healthy to count as recovered (`--recovery-hold`).
+    pub recovery_hold: Option<SimDuration>,
 }
 
 impl ScenarioFile {
@@ -237,11 +260,22 @@ impl ScenarioFile {
             network_delay: over.network_delay.or(self.network_delay),
             replicates: over.replicates.or(self.replicates),
             published: over.published.or(self.published),
+            arrivals: over.arrivals.or(self.arrivals),
+            rate: over.rate.or(self.rate),
+            duration: over.duration.or(self.duration),
+            spike: over.spike.or(self.spike),
+            timeout: over.timeout.or(self.timeout),
+            outage: over.outage.or(self.outage),
+            degrade: over.degrade.or(self.degrade),
+            series_bin: over.series_bin.or(self.series_bin),
+            recovery_hold: over.recovery_hold.or(self.recovery_hold),
         }
     }
 
     /// Applies defaults and checks every field once.
     pub fn validate(self) -> Result<Scenario, ConfigError> {
+        // The overload keys are checked against the validated server, once it exists.
+        let whole = self.clone();
         let clients = self.clients.unwrap_or(DEFAULT_CLIENTS);
         if clients == 0 || clients > u64::from(u32::MAX) {
             return Err(invalid(
@@ -261,14 +295,8 @@ impl ScenarioFile {
                 format!("accepted: {}, all", Strategy::accepted_names()),
             ));
         }
+        // 0 is valid: no retries, the baseline every comparison needs.
         let retries = self.retries.unwrap_or(DEFAULT_RETRIES);
-        if retries == 0 {
-            return Err(invalid(
-                "--retries",
-                0,
-                "accepted: a whole number of at least 1",
-            ));
-        }
         let base = self.base.unwrap_or(SimDuration::from_secs(1));
         if base.is_zero() {
             return Err(invalid(
@@ -303,6 +331,7 @@ impl ScenarioFile {
         }
         let clients = clients as u32;
         let server = self.server.unwrap_or_default().validate(clients)?;
+        let overload = whole.overload(&server)?;
         // `all` against a server that sends headers adds the header-reading strategies
         // (against one that sends none they would only repeat exponential and full jitter).
         let strategies = if strategies == Strategy::ALL && server.build().sends_headers() {
@@ -327,15 +356,6 @@ impl ScenarioFile {
                      --network-delay",
                 ));
             }
-        } else if let Some(delay) = self.network_delay {
-            return Err(invalid(
-                "--network-delay",
-                delay,
-                format!(
-                    "accepted only with --server occ (server {} takes --latency, a round trip)",
-                    server.name()
-                ),
-            ));
         }
         let work = match (self.items, self.pool) {
             (Some(_), Some(_)) => {
@@ -396,6 +416,7 @@ impl ScenarioFile {
             network_delay: self.network_delay.unwrap_or(STUDY_NETWORK),
             replicates,
             published,
+            overload,
         };
         scenario.check_memory()?;
         Ok(scenario)
@@ -434,6 +455,8 @@ pub struct Scenario {
     pub replicates: u32,
     /// Published figures to print beside ours, by strategy.
     pub published: Vec<(Strategy, Published)>,
+    /// Arrivals, timeouts, network delay, triggers and the series (none by default).
+    pub overload: Overload,
 }
 
 impl Scenario {
@@ -443,6 +466,7 @@ impl Scenario {
             work: self.work,
             latency: self.latency,
             network: self.network_delay,
+            overload: self.overload.clone(),
             ..RunSpec::new(
                 self.clients,
                 Policy {
@@ -465,7 +489,7 @@ impl Scenario {
             spec.seed = crate::rng::derive_seed(self.seed, &format!("replicate={index}"));
             let base = match self.server {
                 ServerModel::Limited(m) => m.epoch_phase.as_nanos(),
-                ServerModel::Down { .. } | ServerModel::Occ => 0,
+                ServerModel::Down { .. } | ServerModel::Occ | ServerModel::Capacity(_) => 0,
             };
             let step = u64::from(index) * NANOS_PER_SEC / u64::from(self.replicates);
             let phase = SimDuration((base + step) % NANOS_PER_SEC);
@@ -529,11 +553,11 @@ mod tests {
             ..Default::default()
         });
         assert!(e.contains("--multiplier") && e.contains("NaN"), "{e}");
-        let e = err(ScenarioFile {
+        let none = ScenarioFile {
             retries: Some(0),
             ..Default::default()
-        });
-        assert!(e.contains("--retries"), "{e}");
+        };
+        assert_eq!(none.validate().unwrap().retries, 0);
     }
 
     #[test]

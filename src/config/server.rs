@@ -3,11 +3,12 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::workload::{Bound, DistText};
 use super::{choose, invalid, positive_count, positive_duration, ConfigError};
 use crate::server::{
-    Down, FixedWindow, FixedWindowRule, HeaderStyle, Headers, Keying, Limited, Limiter, Occ,
-    Refill, Server, SlidingWindow, SlidingWindowRule, Store, TokenBucket, TokenBucketRule,
-    WallClock, WindowStart,
+    Capacity, CapacityRule, Down, FixedWindow, FixedWindowRule, HeaderStyle, Headers, Keying,
+    Limited, Limiter, Occ, QueueOrder, Refill, Server, SlidingWindow, SlidingWindowRule, Store,
+    TokenBucket, TokenBucketRule, WallClock, WindowStart,
 };
 use crate::time::{SimDuration, SimTime, NANOS_PER_SEC};
 
@@ -43,6 +44,20 @@ pub struct ServerFile {
     pub clients_per_address: Option<u32>,
     /// Limiters: where in its second the run starts on the wall clock (`--epoch-phase`).
     pub epoch_phase: Option<SimDuration>,
+    /// Capacity: requests in service at once, or `unlimited` (`--workers`).
+    pub workers: Option<Bound>,
+    /// Capacity: service time distribution (`--service-time`).
+    pub service_time: Option<DistText>,
+    /// Capacity: added per request in service when one starts (`--slowdown`).
+    pub slowdown: Option<SimDuration>,
+    /// Capacity: requests waiting at most, or `unlimited` (`--queue`).
+    pub queue: Option<Bound>,
+    /// Capacity: Retry-After sent with a shed (`--shed-retry-after`).
+    pub shed_retry_after: Option<SimDuration>,
+    /// Capacity: `fifo` or `lifo` (`--queue-order`).
+    pub queue_order: Option<String>,
+    /// Capacity: drop waiting requests whose client gave up (`--server-cancels`).
+    pub server_cancels: Option<bool>,
 }
 
 impl ServerFile {
@@ -62,6 +77,13 @@ impl ServerFile {
             headers_visible: over.headers_visible.or(self.headers_visible),
             clients_per_address: over.clients_per_address.or(self.clients_per_address),
             epoch_phase: over.epoch_phase.or(self.epoch_phase),
+            workers: over.workers.or(self.workers),
+            service_time: over.service_time.or(self.service_time),
+            slowdown: over.slowdown.or(self.slowdown),
+            queue: over.queue.or(self.queue),
+            shed_retry_after: over.shed_retry_after.or(self.shed_retry_after),
+            queue_order: over.queue_order.or(self.queue_order),
+            server_cancels: over.server_cancels.or(self.server_cancels),
         }
     }
 
@@ -76,6 +98,32 @@ impl ServerFile {
                 })
             }
             "occ" => return Ok(ServerModel::Occ),
+            "capacity" => {
+                let workers = self.workers.and_then(|b| b.0);
+                if workers == Some(0) {
+                    return Err(invalid(
+                        "--workers",
+                        0,
+                        "accepted: a whole number of at least 1, or unlimited",
+                    ));
+                }
+                return Ok(ServerModel::Capacity(CapacityRule {
+                    workers,
+                    service: self
+                        .service_time
+                        .map_or(CapacityRule::default().service, |d| d.0),
+                    slowdown: self.slowdown.unwrap_or(SimDuration::ZERO),
+                    queue: self.queue.and_then(|b| b.0),
+                    shed_retry_after: self.shed_retry_after,
+                    order: choose(
+                        "--queue-order",
+                        self.queue_order,
+                        &QueueOrder::ALL,
+                        QueueOrder::name,
+                    )?,
+                    cancels: self.server_cancels.unwrap_or(false),
+                }));
+            }
             "fixed-window" => LimiterRule::FixedWindow(FixedWindowRule {
                 limit: positive_count("--limit", self.limit.unwrap_or(30))?,
                 window: positive_duration("--window", self.window, 60)?,
@@ -106,7 +154,7 @@ impl ServerFile {
                 return Err(invalid(
                     "--server",
                     other,
-                    "accepted: down, fixed-window, sliding-window, token-bucket, occ",
+                    "accepted: down, fixed-window, sliding-window, token-bucket, occ, capacity",
                 ))
             }
         };
@@ -160,9 +208,19 @@ impl ServerFile {
             "--clients-per-address",
             "--epoch-phase",
         ];
+        let capacity = [
+            "--workers",
+            "--service-time",
+            "--slowdown",
+            "--queue",
+            "--shed-retry-after",
+            "--queue-order",
+            "--server-cancels",
+        ];
         let applies: Vec<&str> = match model {
             "down" => vec!["--recover-at"],
             "occ" => vec![],
+            "capacity" => capacity.to_vec(),
             "fixed-window" | "sliding-window" | "token-bucket" => {
                 [&window[..], &fixed, &bucket, &limiter].concat()
             }
@@ -182,6 +240,13 @@ impl ServerFile {
             ("--headers-visible", self.headers_visible.is_some()),
             ("--clients-per-address", self.clients_per_address.is_some()),
             ("--epoch-phase", self.epoch_phase.is_some()),
+            ("--workers", self.workers.is_some()),
+            ("--service-time", self.service_time.is_some()),
+            ("--slowdown", self.slowdown.is_some()),
+            ("--queue", self.queue.is_some()),
+            ("--shed-retry-after", self.shed_retry_after.is_some()),
+            ("--queue-order", self.queue_order.is_some()),
+            ("--server-cancels", self.server_cancels.is_some()),
         ];
         match given
             .iter()
@@ -218,6 +283,8 @@ pub enum ServerModel {
     Limited(LimitedModel),
     /// One row under optimistic concurrency control (Brooker 2015).
     Occ,
+    /// Up, with finite capacity.
+    Capacity(CapacityRule),
 }
 
 /// The algorithm of a rate-limited server.
@@ -271,6 +338,7 @@ impl ServerModel {
                 },
             }),
             ServerModel::Occ => Server::Occ(Occ::default()),
+            ServerModel::Capacity(rule) => Server::Capacity(Capacity::new(rule)),
         }
     }
 
@@ -303,6 +371,7 @@ impl ServerModel {
                 LimiterRule::TokenBucket(_) => "token-bucket",
             },
             ServerModel::Occ => "occ",
+            ServerModel::Capacity(_) => "capacity",
         }
     }
 
@@ -345,6 +414,26 @@ impl ServerModel {
                     "hidden headers".to_string()
                 };
                 format!("{rule}, {keys}, {headers}, phase {}", m.epoch_phase)
+            }
+            ServerModel::Capacity(r) => {
+                let bound = |b: Option<u32>| Bound(b).to_string();
+                let mut text = format!(
+                    "capacity: {} workers, service {}, queue {} {}",
+                    bound(r.workers),
+                    r.service,
+                    bound(r.queue),
+                    r.order.name()
+                );
+                if !r.slowdown.is_zero() {
+                    text.push_str(&format!(", slowdown {}", r.slowdown));
+                }
+                if let Some(d) = r.shed_retry_after {
+                    text.push_str(&format!(", Retry-After {d} on sheds"));
+                }
+                if r.cancels {
+                    text.push_str(", cancels abandoned work");
+                }
+                text
             }
         }
     }

@@ -10,14 +10,20 @@
 //!   each client's life is simulated start to finish, clients in parallel blocks with rayon.
 //!   No queue, no per-client memory.
 //!
+//! A third, [`calls`], serves runs whose answers take time or whose load keeps coming (a
+//! capacity server, timeouts, network delay, Poisson arrivals, outages): same queue, same
+//! policies, same servers, with server and timeout events beside the clients'.
+//!
 //! They agree exactly because a client's random draws depend only on the run seed, its index
 //! and its own history (see [`crate::rng`]), and a stateless server's answer only on the time.
 //! `tests/integration` checks the agreement for every strategy. Nothing here does I/O.
 
+pub mod calls;
 pub mod delay;
 pub mod queue;
 pub mod work;
 
+pub use calls::{simulate_calls, Overload};
 pub use delay::{NetworkDelay, STUDY_NETWORK};
 pub use queue::{Event, EventQueue};
 pub use work::{Latency, Work};
@@ -67,6 +73,8 @@ pub struct RunSpec {
     /// The delay of each message of an `occ` attempt (read request, read answer, write
     /// request, write answer); unused by the other servers. Brooker's by default.
     pub network: NetworkDelay,
+    /// Arrivals, timeouts, network delay and triggers (none by default).
+    pub overload: Overload,
 }
 
 impl RunSpec {
@@ -81,12 +89,22 @@ impl RunSpec {
             work: Work::default(),
             latency: Latency::default(),
             network: STUDY_NETWORK,
+            overload: Overload::default(),
         }
     }
 
-    /// True when the clients cannot affect each other: a stateless server and no shared pool.
+    /// True when the clients cannot affect each other: a stateless server, no shared pool
+    /// and none of the call loop's features.
     pub fn clients_independent(&self) -> bool {
-        self.server.clients_independent() && matches!(self.work, Work::Items(_))
+        self.server.clients_independent()
+            && matches!(self.work, Work::Items(_))
+            && !self.uses_call_loop()
+    }
+
+    /// True when the run needs the call loop ([`calls`]): a capacity server, or any of
+    /// Poisson arrivals, a timeout, network delay, an outage or a degradation.
+    pub fn uses_call_loop(&self) -> bool {
+        matches!(self.server, Server::Capacity(_)) || self.overload.is_active()
     }
 }
 
@@ -401,8 +419,23 @@ impl<'a, F: FindWindow> Run<'a, F> {
     }
 }
 
-/// Simulates `spec` and returns what was counted.
+/// Simulates `spec` and returns what was counted (for a call-loop run, without its
+/// overload totals: see [`simulate_all`]).
 pub fn simulate(spec: &RunSpec, path: Path) -> Tally {
+    simulate_all(spec, path).0
+}
+
+/// Simulates `spec`: what every path counts, and the overload totals and series of a
+/// call-loop run (`None` on the herd paths). The path is ignored for a call-loop run.
+pub fn simulate_all(spec: &RunSpec, path: Path) -> (Tally, Option<crate::series::OverloadTally>) {
+    if spec.uses_call_loop() {
+        let (tally, overload) = simulate_calls(spec);
+        return (tally, Some(overload));
+    }
+    (simulate_herd(spec, path), None)
+}
+
+fn simulate_herd(spec: &RunSpec, path: Path) -> Tally {
     let independent = match path {
         Path::Auto => spec.clients_independent(),
         Path::EventQueue => false,

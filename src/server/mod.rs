@@ -8,19 +8,23 @@
 //! of keys (one per client, or one per address shared by `clients_per_address` clients, see
 //! [`Keying`]), sized once by [`Server::prepare`] so answering never allocates.
 
+mod capacity;
 pub mod clock;
 mod down;
 mod fixed_window;
 mod occ;
 mod sliding_window;
 mod token_bucket;
+mod triggers;
 
+pub use capacity::{Admission, Capacity, CapacityRule, Job, QueueOrder};
 pub use clock::{HeaderStyle, Headers, Refusal, WallClock};
 pub use down::Down;
 pub use fixed_window::{FixedWindow, FixedWindowRule, Store, WindowStart, MAX_WINDOW_STARTS};
 pub use occ::Occ;
 pub use sliding_window::{SlidingWindow, SlidingWindowRule};
 pub use token_bucket::{Refill, TokenBucket, TokenBucketRule};
+pub use triggers::{Degrade, Triggers};
 
 use crate::policy::Hints;
 use crate::time::SimTime;
@@ -44,6 +48,10 @@ pub enum Server {
     /// One row under optimistic concurrency control: attempts are a read then a write, and
     /// the write fails if another succeeded in between (Brooker 2015).
     Occ(Occ),
+    /// Up, with finite capacity: workers, a queue and service times. It cannot answer at
+    /// arrival, so it runs only on the call loop ([`crate::engine::calls`]), which drives it
+    /// through [`Capacity::arrive`] and [`Capacity::complete`].
+    Capacity(Capacity),
 }
 
 impl Server {
@@ -55,6 +63,9 @@ impl Server {
             Server::Limited(limited) => limited.respond(now, client),
             // A write whose read arrived with it: nothing can come in between.
             Server::Occ(occ) => occ.write(now, now),
+            Server::Capacity(_) => {
+                unreachable!("a capacity server answers through the call loop, not at arrival")
+            }
         }
     }
 
@@ -83,7 +94,7 @@ impl Server {
     pub fn clients_independent(&self) -> bool {
         match self {
             Server::Down(_) => true,
-            Server::Limited(_) | Server::Occ(_) => false,
+            Server::Limited(_) | Server::Occ(_) | Server::Capacity(_) => false,
         }
     }
 
@@ -91,7 +102,7 @@ impl Server {
     /// first request; answering never allocates afterwards.
     pub fn prepare(&mut self, clients: u32) {
         match self {
-            Server::Down(_) | Server::Occ(_) => {}
+            Server::Down(_) | Server::Occ(_) | Server::Capacity(_) => {}
             Server::Limited(limited) => limited.prepare(clients),
         }
     }
@@ -101,7 +112,7 @@ impl Server {
     /// windows differ between keys.
     pub fn window_starts(&self) -> Option<Vec<SimTime>> {
         match self {
-            Server::Down(_) | Server::Occ(_) => None,
+            Server::Down(_) | Server::Occ(_) | Server::Capacity(_) => None,
             Server::Limited(limited) => limited.window_starts(),
         }
     }
@@ -111,6 +122,7 @@ impl Server {
         match self {
             Server::Down(_) | Server::Occ(_) => false,
             Server::Limited(limited) => limited.headers.visible,
+            Server::Capacity(c) => c.rule.shed_retry_after.is_some(),
         }
     }
 }

@@ -198,6 +198,7 @@ pub static PARAMETERS: [Parameter; 18] = [
             "sliding-window",
             "token-bucket",
             "occ",
+            "capacity",
         ]),
         help: "Server models, e.g. down,fixed-window",
         set: |f, v| server_file(f).model = Some(v.name().to_string()),
@@ -246,7 +247,7 @@ pub static PARAMETERS: [Parameter; 18] = [
         set: |f, v| server_file(f).clients_per_address = Some(u32_of(v)),
         get: |s| match s.server {
             ServerModel::Limited(m) => m.clients_per_address.to_string(),
-            ServerModel::Down { .. } | ServerModel::Occ => String::new(),
+            ServerModel::Down { .. } | ServerModel::Occ | ServerModel::Capacity(_) => String::new(),
         },
     },
     Parameter {
@@ -281,7 +282,7 @@ pub static PARAMETERS: [Parameter; 18] = [
         set: |f, v| server_file(f).epoch_phase = Some(v.duration()),
         get: |s| match s.server {
             ServerModel::Limited(m) => seconds(m.epoch_phase),
-            ServerModel::Down { .. } | ServerModel::Occ => String::new(),
+            ServerModel::Down { .. } | ServerModel::Occ | ServerModel::Capacity(_) => String::new(),
         },
     },
     Parameter {
@@ -316,7 +317,7 @@ fn token_rule(scenario: &Scenario) -> Option<crate::server::TokenBucketRule> {
             LimiterRule::TokenBucket(r) => Some(r),
             _ => None,
         },
-        ServerModel::Down { .. } | ServerModel::Occ => None,
+        ServerModel::Down { .. } | ServerModel::Occ | ServerModel::Capacity(_) => None,
     }
 }
 
@@ -328,7 +329,7 @@ fn window_rule(scenario: &Scenario) -> Option<(u32, SimDuration)> {
             LimiterRule::SlidingWindow(r) => Some((r.limit, r.window)),
             LimiterRule::TokenBucket(_) => None,
         },
-        ServerModel::Down { .. } | ServerModel::Occ => None,
+        ServerModel::Down { .. } | ServerModel::Occ | ServerModel::Capacity(_) => None,
     }
 }
 

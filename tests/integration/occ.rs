@@ -103,17 +103,25 @@ fn same_seed_same_bytes_for_one_and_two_threads() {
 
 #[test]
 fn occ_flags_elsewhere_and_other_flags_with_occ_are_refused() {
-    // OCC's flag given to other servers.
-    refused_in_one_line(&["--network-delay", "10ms"], "--network-delay");
+    // The network delay is each direction of the call loop for other servers, and cannot be
+    // given with their round-trip --latency.
+    refused_in_one_line(
+        &["--network-delay", "10ms", "--latency", "20ms"],
+        "--network-delay",
+    );
     refused_in_one_line(
         &[
             "--server",
             "token-bucket",
+            "--latency",
+            "20ms",
             "--network-delay",
             "normal:10ms,2ms",
         ],
         "--network-delay",
     );
+    // The call loop's keys are refused with occ.
+    refused_in_one_line(&["--server", "occ", "--timeout", "1s"], "--timeout");
     // Other servers' flags given to occ.
     refused_in_one_line(&["--server", "occ", "--recover-at", "5s"], "--recover-at");
     refused_in_one_line(&["--server", "occ", "--limit", "10"], "--limit");
