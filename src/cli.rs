@@ -18,6 +18,7 @@ use herd_sim::policy::Strategy;
 use herd_sim::report::Format;
 use herd_sim::sweep::file::SweepFile;
 use herd_sim::sweep::parameter::PARAMETERS;
+use herd_sim::sweep::shard::{Shard, ShardChoice};
 use herd_sim::sweep::sink::{Destination, Start};
 use herd_sim::sweep::{Layout, SweepError, SweepSpec, DEFAULT_MAX_CELLS};
 use herd_sim::time::{parse_duration, SimDuration};
@@ -271,6 +272,10 @@ pub enum Command {
     ///
     /// Example: herd-sim sweep --clients 100,1000,10000 --strategy all --seeds 30 --out output/sweep.csv
     Sweep(SweepArgs),
+    /// Join the shards of one sweep (`sweep --shard K/N`) into the file one machine writes.
+    ///
+    /// Example: herd-sim merge --out output/sweep.csv output/shards/
+    Merge(MergeArgs),
 }
 
 /// Flags of `herd-sim sweep`. Every parameter flag (`--clients`, `--base`, …) takes a comma
@@ -326,6 +331,33 @@ pub struct SweepArgs {
     /// Refuse cells estimated to need more memory than this, e.g. 512MiB [default: 16GiB].
     #[arg(long, value_name = "SIZE", value_parser = parse_size)]
     pub memory_limit: Option<u64>,
+
+    /// Run only shard K of N (0-based) of the rows, balanced by estimated work, into --out
+    /// with a record FILE.shard.json beside it for `herd-sim merge`; `auto` takes K and N from
+    /// a Slurm job array or a Kubernetes Indexed Job.
+    #[arg(long, value_name = "K/N|auto")]
+    pub shard: Option<String>,
+
+    /// The number of shards, for --shard auto in a Kubernetes Indexed Job (its completions)
+    /// [default: $HERD_SIM_SHARDS].
+    #[arg(long, value_name = "N")]
+    pub shards: Option<String>,
+}
+
+/// Flags of `herd-sim merge`.
+#[derive(Debug, Args)]
+pub struct MergeArgs {
+    /// Shard files (each with its FILE.shard.json beside it), their records, or folders of them.
+    #[arg(value_name = "SHARDS")]
+    pub inputs: Vec<PathBuf>,
+
+    /// The merged CSV, written whole or not at all.
+    #[arg(long, value_name = "PATH")]
+    pub out: PathBuf,
+
+    /// One row per cell with statistics over the seeds, as `sweep --aggregate` writes.
+    #[arg(long)]
+    pub aggregate: bool,
 }
 
 /// The parameter flags of a sweep, built from [`PARAMETERS`] so that a parameter added to the
@@ -441,6 +473,24 @@ impl SweepArgs {
             Start::Fresh
         };
         Ok((spec, destination, start))
+    }
+
+    /// The shard to run (`--shard`, `--shards` and the scheduler's environment), if any.
+    pub fn shard(&self) -> Result<Option<Shard>, SweepError> {
+        let Some(text) = &self.shard else {
+            return match &self.shards {
+                Some(n) => Err(SweepError::Setting {
+                    field: "--shards",
+                    value: n.clone(),
+                    accepted: "accepted: with --shard auto (or --shard K/N)".into(),
+                }),
+                None => Ok(None),
+            };
+        };
+        let env = |name: &str| std::env::var(name).ok();
+        ShardChoice::parse(text)?
+            .resolve(self.shards.as_deref(), &env)
+            .map(Some)
     }
 }
 

@@ -17,9 +17,9 @@ use herd_sim::fixture::{Fixture, FixtureError};
 use herd_sim::output::OutputFile;
 use herd_sim::report::Format;
 
-use herd_sim::sweep::{self, sink::RowSink, Plan, SweepError};
+use herd_sim::sweep::{self, shard::ShardRun, sink::RowSink, Plan, SweepError};
 
-use cli::{Command, FixtureArgs, FixtureFormat, PlotArgs, RunArgs, SweepArgs};
+use cli::{Command, FixtureArgs, FixtureFormat, MergeArgs, PlotArgs, RunArgs, SweepArgs};
 
 fn main() -> ExitCode {
     let cli = cli::parse();
@@ -28,6 +28,7 @@ fn main() -> ExitCode {
         Some(Command::Fixture(args)) => fixture(args),
         Some(Command::Plot(args)) => plot(args),
         Some(Command::Sweep(args)) => sweep(args),
+        Some(Command::Merge(args)) => merge(args),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
@@ -182,21 +183,40 @@ fn commit(file: OutputFile, bytes: &[u8]) -> anyhow::Result<()> {
 
 fn sweep(args: SweepArgs) -> anyhow::Result<()> {
     let (spec, destination, start) = args.spec()?;
-    let plan = Plan::new(spec)?;
+    let (plan, shard) = match args.shard()? {
+        None => (Plan::new(spec)?, None),
+        Some(shard) => {
+            let (plan, run) = ShardRun::prepare(spec, shard, &destination)?;
+            (plan, Some(run))
+        }
+    };
     // Threads started after the input is validated and before the output is opened.
     let pool = sweep::thread_pool(args.threads.map(|n| n as usize))?;
     // Opened before anything is simulated: a bad path fails at once.
     let sink = RowSink::open(&plan, &destination, start)?;
+    if let Some(run) = &shard {
+        run.begin()?;
+    }
     let bar = progress_bar(plan.rows(), args.quiet);
     let outcome = sweep::run_in(&pool, &plan, sink, &|done| bar.set_position(done));
     bar.finish_and_clear();
     match outcome {
         // `herd-sim sweep | head`: the reader has all it wanted.
         Err(SweepError::Io { cause, .. }) if cause.kind() == std::io::ErrorKind::BrokenPipe => {
-            Ok(())
+            return Ok(())
         }
-        other => Ok(other?),
+        other => other?,
     }
+    if let Some(run) = shard {
+        run.finish()?;
+    }
+    Ok(())
+}
+
+/// `herd-sim merge`: the shards of one sweep into the file one machine writes.
+fn merge(args: MergeArgs) -> anyhow::Result<()> {
+    sweep::merge::merge(&args.inputs, &args.out, args.aggregate)?;
+    Ok(())
 }
 
 /// The one progress-bar factory: on stderr, with rate and ETA; hidden when stderr is not a

@@ -64,6 +64,15 @@ impl OutputFile {
         &self.target
     }
 
+    /// The temporary file, for an output too large to hold in memory: write it in pieces
+    /// here, then [`OutputFile::commit`] (with the bytes still to append, or none). Dropped
+    /// without a commit, everything written is removed.
+    pub fn writer(&mut self) -> &mut File {
+        self.file
+            .as_mut()
+            .expect("an output file is written before its commit")
+    }
+
     /// Writes `bytes` and renames the temporary file over the target.
     pub fn commit(mut self, bytes: &[u8]) -> io::Result<()> {
         let mut file = self.file.take().expect("an output file is committed once");

@@ -71,6 +71,13 @@ impl std::str::FromStr for LatencyText {
     }
 }
 
+impl Serialize for LatencyText {
+    /// As written in a config: `110ms`, `uniform:100ms..120ms`.
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(&self.0)
+    }
+}
+
 impl<'de> Deserialize<'de> for LatencyText {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let text = String::deserialize(deserializer)?;

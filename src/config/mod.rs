@@ -38,7 +38,7 @@ pub use workload::{Bound, DistText, IntervalText, Intervals, RateText};
 use std::fmt;
 use std::path::Path as FsPath;
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use std::collections::BTreeMap;
 
@@ -151,12 +151,12 @@ pub(crate) fn choose<T: Copy>(
 
 /// A scenario as the user wrote it, before defaults and validation. Every key of a config
 /// file is a field here; any other key is an error.
-#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct ScenarioFile {
     /// A `[sweep]` table: read by `herd-sim sweep`, ignored by a plain run so one file can
-    /// serve both.
-    #[serde(default)]
+    /// serve both. (Not written back: a sweep shard records its grid apart.)
+    #[serde(default, skip_serializing)]
     pub sweep: Option<serde::de::IgnoredAny>,
     /// Number of clients (`--clients`).
     pub clients: Option<u64>,

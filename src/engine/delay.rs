@@ -11,7 +11,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use rand::RngCore;
-use serde::{Deserialize, Deserializer};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::rng::{uniform_below, ClientRng};
 use crate::time::{parse_duration, SimDuration};
@@ -163,6 +163,13 @@ impl FromStr for NetworkDelay {
             });
         }
         duration(t).map(NetworkDelay::Fixed)
+    }
+}
+
+impl Serialize for NetworkDelay {
+    /// As written in a config (the [`fmt::Display`] form).
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
     }
 }
 

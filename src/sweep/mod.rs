@@ -21,7 +21,9 @@
 //! binary's `cli.rs` turns flags into a [`SweepSpec`].
 
 pub mod file;
+pub mod merge;
 pub mod parameter;
+pub mod shard;
 pub mod sink;
 pub mod stats;
 
@@ -124,6 +126,9 @@ pub enum SweepError {
         /// The system's reason, once.
         message: String,
     },
+    /// `herd-sim merge` refused its shards (see [`merge`]).
+    #[error(transparent)]
+    Merge(#[from] merge::MergeError),
     /// The output cannot be written.
     #[error("cannot write {path}: {cause}")]
     Io {
@@ -137,10 +142,11 @@ pub enum SweepError {
 impl SweepError {
     /// True when the user's input is at fault (exit code 2), false for I/O failures.
     pub fn is_bad_input(&self) -> bool {
-        !matches!(
-            self,
-            SweepError::Io { .. } | SweepError::Locked(_) | SweepError::Threads { .. }
-        )
+        match self {
+            SweepError::Io { .. } | SweepError::Locked(_) | SweepError::Threads { .. } => false,
+            SweepError::Merge(e) => e.is_bad_input(),
+            _ => true,
+        }
     }
 }
 
@@ -200,6 +206,9 @@ pub struct Plan {
     metrics: Vec<String>,
     /// Some cell runs the `occ` server: every row then has the `attempts` metric.
     attempts: bool,
+    /// The rows of the grid this process runs, as row `span.start + i` of the grid for its
+    /// row `i`: the whole grid, or one shard's block (see [`shard`]).
+    span: std::ops::Range<u64>,
 }
 
 impl Plan {
@@ -268,6 +277,10 @@ impl Plan {
                 .collect(),
             metrics: Vec::new(),
             attempts: false,
+            span: 0..match spec.layout {
+                Layout::Tidy => cells * spec.seeds,
+                Layout::Aggregate => cells,
+            },
         };
         let mut attempts = false;
         // Every row runs one strategy once: a cell costs its requests per run, once a seed.
@@ -290,8 +303,13 @@ impl Plan {
         self.cells
     }
 
-    /// Rows of the finished file (cells × seeds, or cells when aggregated).
+    /// Rows of the finished file: [`Plan::grid_rows`], or one shard's share of them.
     pub fn rows(&self) -> u64 {
+        self.span.end - self.span.start
+    }
+
+    /// Rows of the whole grid (cells × seeds, or cells when aggregated), even in a shard.
+    pub fn grid_rows(&self) -> u64 {
         match self.layout {
             Layout::Tidy => self.cells * self.seeds,
             Layout::Aggregate => self.cells,
@@ -357,6 +375,12 @@ impl Plan {
 
     /// The run seed of replicate `replicate` of a cell (see the module documentation).
     pub fn seed_of(&self, scenario: &Scenario, replicate: u64) -> u64 {
+        self.seed_with_label(&self.seed_label(scenario), replicate)
+    }
+
+    /// The part of a cell's seed label before the replicate: every parameter whose effective
+    /// value differs from its default (strategy excepted), `name=value;` each.
+    fn seed_label(&self, scenario: &Scenario) -> String {
         let mut label = String::new();
         for (p, default) in PARAMETERS.iter().zip(&self.defaults).skip(1) {
             let value = (p.get)(scenario);
@@ -364,8 +388,12 @@ impl Plan {
                 label.push_str(&format!("{}={value};", p.name));
             }
         }
-        label.push_str(&format!("replicate={replicate}"));
-        derive_seed(self.master_seed, &label)
+        label
+    }
+
+    /// The run seed of `replicate` of the cell whose [`Plan::seed_label`] is `label`.
+    fn seed_with_label(&self, label: &str, replicate: u64) -> u64 {
+        derive_seed(self.master_seed, &format!("{label}replicate={replicate}"))
     }
 
     /// The fields that identify row `row`: its parameters and replicate and seed (tidy) or
@@ -375,6 +403,7 @@ impl Plan {
     }
 
     fn keyed(&self, row: u64) -> Result<(Vec<String>, Scenario), SweepError> {
+        let row = self.span.start + row;
         let (cell, replicate) = match self.layout {
             Layout::Tidy => (row / self.seeds, Some(row % self.seeds)),
             Layout::Aggregate => (row, None),

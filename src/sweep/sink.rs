@@ -67,7 +67,7 @@ struct Journal {
 }
 
 /// One CSV line (the csv crate quotes what needs quoting).
-fn line(fields: &[String]) -> Vec<u8> {
+pub(super) fn line(fields: &[String]) -> Vec<u8> {
     let mut writer = csv::Writer::from_writer(Vec::new());
     // Writing to a Vec cannot fail.
     let _ = writer.write_record(fields);

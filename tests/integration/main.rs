@@ -7,4 +7,5 @@ mod fixture;
 mod hardening;
 mod limiter;
 mod occ;
+mod shard;
 mod sweep;
