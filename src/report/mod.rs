@@ -56,6 +56,32 @@ pub fn seconds(value: f64) -> String {
     format!("{text}s")
 }
 
+/// `1 client`, `2 clients`: a count and its noun, singular for one.
+pub fn counted(n: impl Into<u64>, one: &str, many: &str) -> String {
+    match n.into() {
+        1 => format!("1 {one}"),
+        n => format!("{n} {many}"),
+    }
+}
+
+/// `value` with `decimals` places, never `-0.0`: a value that rounds to zero is written `0`.
+pub fn fixed(value: f64, decimals: usize) -> String {
+    let text = format!("{value:.decimals$}");
+    match text.strip_prefix('-') {
+        Some(rest) if rest.chars().all(|c| c == '0' || c == '.') => rest.to_string(),
+        _ => text,
+    }
+}
+
+/// A difference with its sign (`+2.6`, `-0.6`), and no sign when it rounds to zero (`0.0`).
+pub fn signed(value: f64, decimals: usize) -> String {
+    let text = fixed(value, decimals);
+    match text.starts_with('-') || text.chars().all(|c| c == '0' || c == '.') {
+        true => text,
+        false => format!("+{text}"),
+    }
+}
+
 /// Rows as aligned text: the first `left` columns left-aligned, the others right-aligned, two
 /// spaces between columns, a rule of dashes under the first row (the header).
 pub fn aligned(rows: &[Vec<String>], left: usize) -> String {
@@ -91,4 +117,19 @@ pub fn aligned(rows: &[Vec<String>], left: usize) -> String {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn counts_and_differences_read_as_written_by_hand() {
+        assert_eq!(super::counted(1u32, "client", "clients"), "1 client");
+        assert_eq!(super::counted(1000u32, "client", "clients"), "1000 clients");
+        assert_eq!(super::fixed(-0.04, 1), "0.0");
+        assert_eq!(super::fixed(-0.06, 1), "-0.1");
+        assert_eq!(super::signed(-0.04, 1), "0.0");
+        assert_eq!(super::signed(2.56, 1), "+2.6");
+        assert_eq!(super::signed(0.0, 0), "0");
+        assert_eq!(super::signed(-6.0, 0), "-6");
+    }
 }

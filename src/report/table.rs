@@ -48,9 +48,9 @@ impl Exporter for TableExporter {
             rows.push(row);
         }
         let mut out = format!(
-            "{} clients, {} retries, base {}, cap {}, multiplier {}, {} windows, server {}\n\n",
-            first.clients,
-            first.retries,
+            "{}, {}, base {}, cap {}, multiplier {}, {} windows, server {}\n\n",
+            super::counted(first.clients, "client", "clients"),
+            super::counted(first.retries, "retry", "retries"),
             seconds(first.base_s),
             seconds(first.cap_s),
             first.multiplier,

@@ -23,8 +23,8 @@ pub(super) fn work_table(report: &Report) -> String {
     let first = &report.results[0];
     let replicated = first.over_replicates.map(|o| o.replicates);
     let mut out = format!(
-        "{} clients, {}, latency {}, {} retries per item, base {}, cap {}, server {}\n",
-        first.clients,
+        "{}, {}, latency {}, {} retries per item, base {}, cap {}, server {}\n",
+        super::counted(first.clients, "client", "clients"),
         first.work,
         first.latency,
         first.retries,
@@ -42,16 +42,21 @@ pub(super) fn work_table(report: &Report) -> String {
         "strategy", "requests", "refused", "wasted", "finish", "spread", "gave up",
     ];
     let mut rows: Vec<Vec<String>> = vec![header.iter().map(|h| h.to_string()).collect()];
+    // One client has no spread between clients to show.
+    let spread = |text: String| match first.clients {
+        1 => "-".to_string(),
+        _ => text,
+    };
     for r in &report.results {
         let s = &r.summary;
         let row = match r.over_replicates {
             Some(o) => vec![
                 r.strategy.name().to_string(),
-                ranged(o.requests, 1, ""),
-                ranged(o.refused, 1, ""),
+                counts(o.requests),
+                counts(o.refused),
                 ranged(o.wasted_pct, 1, "%"),
                 ranged(o.finish_s, 1, "s"),
-                ranged(o.finish_spread_s, 1, "s"),
+                spread(ranged(o.finish_spread_s, 1, "s")),
                 s.gave_up.to_string(),
             ],
             None => vec![
@@ -60,7 +65,7 @@ pub(super) fn work_table(report: &Report) -> String {
                 s.refused.to_string(),
                 format!("{:.1}%", s.wasted_pct),
                 seconds(s.finish_s),
-                seconds(s.finish_spread_s),
+                spread(seconds(s.finish_spread_s)),
                 s.gave_up.to_string(),
             ],
         };
@@ -126,18 +131,20 @@ fn published_rows(report: &Report) -> Vec<Vec<String>> {
         let Some(p) = &r.published else { continue };
         for (figure, ours, theirs, unit) in figures(r, p) {
             let Some(theirs) = theirs else { continue };
-            let decimals = if unit.is_empty() && ours.fract() == 0.0 {
-                0
-            } else {
-                1
+            // Counts are whole when both are (no replicates, or all agreeing); everything
+            // else, and both columns and the difference alike, to one decimal.
+            let whole = |x: f64| (x - x.round()).abs() < 1e-9;
+            let decimals = match unit.is_empty() && whole(ours) && whole(theirs) {
+                true => 0,
+                false => 1,
             };
             rows.push(vec![
                 r.strategy.name().to_string(),
                 p.label.clone().unwrap_or_default(),
                 figure.to_string(),
-                format!("{ours:.decimals$}{unit}"),
-                format!("{theirs}{unit}"),
-                format!("{:+.1}{unit}", ours - theirs),
+                format!("{}{unit}", super::fixed(ours, decimals)),
+                format!("{}{unit}", super::fixed(theirs, decimals)),
+                format!("{}{unit}", super::signed(ours - theirs, decimals)),
             ]);
         }
     }
@@ -170,6 +177,20 @@ fn figures(r: &RunResult, p: &Published) -> [(&'static str, f64, Option<f64>, &'
         ("finish", finish, p.finish_s, "s"),
         ("finish spread", spread, p.finish_spread_s, "s"),
     ]
+}
+
+/// A count over replicates: `47.4 [47, 49]` (the extremes are whole), or `46` when every
+/// replicate agreed.
+fn counts(s: Spread) -> String {
+    if s.min == s.max {
+        return super::fixed(s.mean, 0);
+    }
+    format!(
+        "{} [{}, {}]",
+        super::fixed(s.mean, 1),
+        super::fixed(s.min, 0),
+        super::fixed(s.max, 0)
+    )
 }
 
 /// `51.3 [47, 55]`; just the value when every replicate agreed.

@@ -7,5 +7,6 @@ mod fixture;
 mod hardening;
 mod limiter;
 mod occ;
+mod readme;
 mod shard;
 mod sweep;
