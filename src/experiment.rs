@@ -10,7 +10,7 @@ use serde::Serialize;
 
 use crate::config::{Published, Scenario};
 use crate::engine::simulate;
-use crate::metrics::{ReplicateSpread, Summary};
+use crate::metrics::{Histogram, ReplicateSpread, Summary};
 use crate::policy::Strategy;
 use crate::time::SimTime;
 
@@ -39,16 +39,17 @@ pub struct RunResult {
     /// Summary figures.
     #[serde(flatten)]
     pub summary: Summary,
-    /// Retry arrivals per window, from window 0 to the last non-empty one.
-    pub histogram: Vec<u64>,
+    /// Retry arrivals per window, from window 0 to the last non-empty one (held sparsely,
+    /// written densely).
+    pub histogram: Histogram,
     /// What each client fetched (`1 items each`, `pool of 40 items`).
     pub work: String,
     /// Round-trip latency, as the command line writes it.
     pub latency: String,
     /// Served requests (first attempts and retries) per window.
-    pub histogram_served: Vec<u64>,
+    pub histogram_served: Histogram,
     /// Refused requests per window; with `histogram_served`, every request once.
-    pub histogram_refused: Vec<u64>,
+    pub histogram_refused: Histogram,
     /// When the limiter's windows opened, seconds: a fixed-window limiter with a single key
     /// only, at most [`crate::server::MAX_WINDOW_STARTS`]; absent from the JSON otherwise.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -92,14 +93,17 @@ pub fn run_one(scenario: &Scenario, strategy: Strategy) -> RunResult {
     let tally = simulate(&spec, scenario.path);
     let occ = scenario.server.is_occ();
     let over_replicates = (scenario.replicates > 1).then(|| {
-        let mut summaries = vec![Summary::with_attempts(&tally, occ)];
-        summaries.par_extend((1..scenario.replicates).into_par_iter().map(|i| {
-            Summary::with_attempts(
+        // Five numbers a replicate, not its summary or tally (the estimate counts them).
+        let mut figures = vec![ReplicateSpread::figures(&Summary::with_attempts(
+            &tally, occ,
+        ))];
+        figures.par_extend((1..scenario.replicates).into_par_iter().map(|i| {
+            ReplicateSpread::figures(&Summary::with_attempts(
                 &simulate(&scenario.replicate_spec(strategy, i), scenario.path),
                 occ,
-            )
+            ))
         }));
-        ReplicateSpread::of(&summaries)
+        ReplicateSpread::of_figures(&figures)
     });
     RunResult {
         strategy,
@@ -120,11 +124,11 @@ pub fn run_one(scenario: &Scenario, strategy: Strategy) -> RunResult {
             scenario.server.describe()
         },
         summary: Summary::with_attempts(&tally, occ),
-        histogram: tally.retries.counts().to_vec(),
+        histogram: tally.retries,
         work: scenario.work.to_string(),
         latency: scenario.latency.to_string(),
-        histogram_served: tally.served_windows.counts().to_vec(),
-        histogram_refused: tally.refused_windows.counts().to_vec(),
+        histogram_served: tally.served_windows,
+        histogram_refused: tally.refused_windows,
         window_starts_s: tally
             .window_starts
             .as_ref()

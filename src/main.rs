@@ -94,6 +94,13 @@ fn run_validated(file: ScenarioFile, args: &RunArgs) -> anyhow::Result<()> {
         }
         .into());
     }
+    // The memory estimate on the path now chosen, with the dense histograms a JSON report or
+    // a chart holds.
+    if Format::from(args.format) == Format::Json || args.png.is_some() || args.svg.is_some() {
+        scenario.check_memory_with_json()?;
+    } else {
+        scenario.check_memory()?;
+    }
     // Fail on an unwritable path before simulating anything.
     let out = args.out.as_deref().map(create_output).transpose()?;
     let mut charts = Vec::new();

@@ -6,6 +6,8 @@
 //! A window is `floor(t / bin)` in integer nanoseconds, so an arrival at exactly 1 s with a
 //! 100 ms bin is in window 10 (which starts at 1.0 s), never 9.
 
+use std::collections::BTreeMap;
+
 use serde::Serialize;
 
 use crate::time::{SimDuration, SimTime};
@@ -48,19 +50,64 @@ impl Windows {
     }
 }
 
-/// Arrivals counted per window of `bin`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// Windows counted in a plain vector from window 0 (128 KiB at most: 27 minutes at 100 ms
+/// bins, so every ordinary run is counted there, at the speed of a vector).
+pub const DENSE_WINDOWS: usize = 1 << 14;
+/// Windows per block beyond [`DENSE_WINDOWS`]: a block is the unit of allocation (128 bytes).
+pub const BLOCK_WINDOWS: usize = 1 << BLOCK_BITS;
+const BLOCK_BITS: u32 = 4;
+const BLOCK_MASK: usize = BLOCK_WINDOWS - 1;
+/// Blocks a directory always covers (a 4 KiB table).
+const DIRECTORY_MIN: usize = 1024;
+/// A directory covers at most this many block numbers per block held, so that its size follows
+/// the blocks, not the span.
+const DIRECTORY_PER_BLOCK: usize = 4;
+
+/// Arrivals counted per window of `bin`, in memory that follows the non-empty windows, never
+/// the simulated span: the first [`DENSE_WINDOWS`] windows in a vector grown as far as they
+/// are used, later ones in blocks of [`BLOCK_WINDOWS`] allocated only when they receive a
+/// count (a few requests hours apart at 1 ms bins take a few blocks, not a count for every
+/// millisecond).
+///
+/// Blocks live in one arena in the order they were first touched. A block number below the
+/// directory's length is found by indexing the directory; the directory grows only while it
+/// stays within [`DIRECTORY_PER_BLOCK`] entries per block held (or [`DIRECTORY_MIN`]), and
+/// blocks beyond it are kept in an ordered map. The block last written is remembered.
+#[derive(Clone, Debug)]
 pub struct Histogram {
     windows: Windows,
-    counts: Vec<u64>,
+    /// Counts of windows `0..dense.len()` (never beyond [`DENSE_WINDOWS`]).
+    dense: Vec<u64>,
+    /// The counts of every block, `BLOCK_WINDOWS` a block, in the order blocks were created.
+    arena: Vec<u64>,
+    /// Block number → arena slot + 1 (0: no block), for block numbers below its length.
+    directory: Vec<u32>,
+    /// Block number → arena slot, for block numbers at or beyond the directory's length.
+    beyond: BTreeMap<usize, u32>,
+    /// The block last written and its slot (`usize::MAX`: none yet).
+    last_block: usize,
+    last_slot: usize,
 }
+
+impl PartialEq for Histogram {
+    fn eq(&self, other: &Self) -> bool {
+        self.windows == other.windows && self.non_empty().eq(other.non_empty())
+    }
+}
+
+impl Eq for Histogram {}
 
 impl Histogram {
     /// An empty histogram with windows of `bin` (which must not be zero).
     pub fn new(bin: SimDuration) -> Self {
         Histogram {
             windows: Windows::new(bin),
-            counts: Vec::new(),
+            dense: Vec::new(),
+            arena: Vec::new(),
+            directory: Vec::new(),
+            beyond: BTreeMap::new(),
+            last_block: usize::MAX,
+            last_slot: 0,
         }
     }
 
@@ -99,10 +146,115 @@ impl Histogram {
     /// histograms of one bin share a single division.
     #[inline(always)]
     pub fn record_window(&mut self, w: usize) {
-        if w >= self.counts.len() {
-            self.counts.resize(w + 1, 0);
+        match self.dense.get_mut(w) {
+            Some(count) => *count += 1,
+            None => self.add_beyond(w, 1),
         }
-        self.counts[w] += 1;
+    }
+
+    /// Adds `count` arrivals to window `w`, which is not in the dense vector yet.
+    fn add_beyond(&mut self, w: usize, count: u64) {
+        if w < DENSE_WINDOWS {
+            let len = (w + 1).max(2 * self.dense.len()).min(DENSE_WINDOWS);
+            self.dense.resize(len, 0);
+            self.dense[w] += count;
+            return;
+        }
+        let block = w >> BLOCK_BITS;
+        let slot = if block == self.last_block {
+            self.last_slot
+        } else {
+            self.slot_of(block)
+        };
+        self.arena[(slot << BLOCK_BITS) | (w & BLOCK_MASK)] += count;
+    }
+
+    /// The arena slot of `block`, created if needed; remembered as the last block.
+    fn slot_of(&mut self, block: usize) -> usize {
+        let slot = match self.directory.get(block) {
+            Some(&s) if s != 0 => (s - 1) as usize,
+            _ => self.new_or_beyond(block),
+        };
+        self.last_block = block;
+        self.last_slot = slot;
+        slot
+    }
+
+    /// The slot of a block not in the directory: from the map, or a new block.
+    fn new_or_beyond(&mut self, block: usize) -> usize {
+        if block >= self.directory.len() {
+            if let Some(&slot) = self.beyond.get(&block) {
+                return slot as usize;
+            }
+        }
+        let slot = self.arena.len() >> BLOCK_BITS;
+        self.arena.resize(self.arena.len() + BLOCK_WINDOWS, 0);
+        let allowed = (DIRECTORY_PER_BLOCK * (slot + 1)).max(DIRECTORY_MIN);
+        if block < self.directory.len() {
+            self.directory[block] = slot as u32 + 1;
+        } else if block < allowed {
+            // Grow the directory over this block (doubling, within what is allowed) and move
+            // the blocks it now covers out of the map.
+            let len = (block + 1).max(2 * self.directory.len()).min(allowed);
+            self.directory.resize(len, 0);
+            self.directory[block] = slot as u32 + 1;
+            let rest = self.beyond.split_off(&len);
+            for (b, s) in std::mem::replace(&mut self.beyond, rest) {
+                self.directory[b] = s + 1;
+            }
+        } else {
+            self.beyond.insert(block, slot as u32);
+        }
+        slot
+    }
+
+    /// The allocated blocks in window order: `(block number, its counts)`.
+    fn blocks(&self) -> impl Iterator<Item = (usize, &[u64])> + '_ {
+        let in_directory = self
+            .directory
+            .iter()
+            .enumerate()
+            .filter(|(_, &s)| s != 0)
+            .map(|(b, &s)| (b, (s - 1) as usize));
+        let beyond = self.beyond.iter().map(|(&b, &s)| (b, s as usize));
+        in_directory
+            .chain(beyond)
+            .map(move |(b, slot)| (b, &self.arena[slot << BLOCK_BITS..(slot + 1) << BLOCK_BITS]))
+    }
+
+    /// The non-empty windows in order, with their counts.
+    pub fn non_empty(&self) -> impl Iterator<Item = (usize, u64)> + '_ {
+        let dense = self
+            .dense
+            .iter()
+            .enumerate()
+            .filter(|(_, &c)| c > 0)
+            .map(|(w, &c)| (w, c));
+        let blocks = self.blocks().flat_map(|(b, counts)| {
+            counts
+                .iter()
+                .enumerate()
+                .filter(|(_, &c)| c > 0)
+                .map(move |(i, &c)| ((b << BLOCK_BITS) | i, c))
+        });
+        dense.chain(blocks)
+    }
+
+    /// The count of window `w`.
+    pub fn count(&self, w: usize) -> u64 {
+        if w < DENSE_WINDOWS {
+            return self.dense.get(w).copied().unwrap_or(0);
+        }
+        let block = w >> BLOCK_BITS;
+        let slot = match self.directory.get(block) {
+            Some(&0) => return 0,
+            Some(&s) => (s - 1) as usize,
+            None => match self.beyond.get(&block) {
+                Some(&s) => s as usize,
+                None => return 0,
+            },
+        };
+        self.arena[(slot << BLOCK_BITS) | (w & BLOCK_MASK)]
     }
 
     /// Adds another histogram with the same bin into this one.
@@ -111,28 +263,73 @@ impl Histogram {
             self.windows, other.windows,
             "merging histograms of different bins"
         );
-        if other.counts.len() > self.counts.len() {
-            self.counts.resize(other.counts.len(), 0);
+        if other.dense.len() > self.dense.len() {
+            self.dense.resize(other.dense.len(), 0);
         }
-        for (mine, theirs) in self.counts.iter_mut().zip(&other.counts) {
+        for (mine, theirs) in self.dense.iter_mut().zip(&other.dense) {
             *mine += theirs;
+        }
+        for (b, counts) in other.blocks() {
+            for (i, &c) in counts.iter().enumerate() {
+                if c > 0 {
+                    self.add_beyond((b << BLOCK_BITS) | i, c);
+                }
+            }
         }
     }
 
-    /// Counts per window from window 0 to the last non-empty one.
-    pub fn counts(&self) -> &[u64] {
-        &self.counts
+    /// Windows from window 0 to the last non-empty one (0 when empty): the length of
+    /// [`Histogram::counts`].
+    pub fn len(&self) -> usize {
+        let last_block = match self.beyond.last_key_value() {
+            Some((&b, &s)) => Some((b, s as usize)),
+            None => self
+                .directory
+                .iter()
+                .rposition(|&s| s != 0)
+                .map(|b| (b, (self.directory[b] - 1) as usize)),
+        };
+        match last_block {
+            Some((b, slot)) => {
+                let counts = &self.arena[slot << BLOCK_BITS..(slot + 1) << BLOCK_BITS];
+                let last = counts.iter().rposition(|&c| c > 0).unwrap_or(0);
+                (b << BLOCK_BITS) + last + 1
+            }
+            None => self.dense.iter().rposition(|&c| c > 0).map_or(0, |w| w + 1),
+        }
+    }
+
+    /// True when nothing was counted.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Counts per window from window 0 to the last non-empty one, in order, empty windows
+    /// included: [`Histogram::len`] of them, without building them.
+    pub fn dense(&self) -> impl Iterator<Item = u64> + '_ {
+        let mut next = 0;
+        self.non_empty().flat_map(move |(w, c)| {
+            let gap = w - next;
+            next = w + 1;
+            std::iter::repeat_n(0, gap).chain(std::iter::once(c))
+        })
+    }
+
+    /// Counts per window from window 0 to the last non-empty one, as a vector: as long as the
+    /// span, so for output and tests only (a run never builds it).
+    pub fn counts(&self) -> Vec<u64> {
+        self.dense().collect()
     }
 
     /// Sum of all counts.
     pub fn total(&self) -> u64 {
-        self.counts.iter().sum()
+        self.dense.iter().sum::<u64>() + self.arena.iter().sum::<u64>()
     }
 
     /// The largest count and the first window holding it; `(0, 0)` when empty.
     pub fn peak(&self) -> (u64, usize) {
         let mut best = (0, 0);
-        for (w, &c) in self.counts.iter().enumerate() {
+        for (w, c) in self.non_empty() {
             if c > best.0 {
                 best = (c, w);
             }
@@ -142,12 +339,31 @@ impl Histogram {
 
     /// Number of windows with at least one arrival.
     pub fn non_empty_windows(&self) -> usize {
-        self.counts.iter().filter(|&&c| c > 0).count()
+        self.non_empty().count()
     }
 
     /// Start time of window `w`.
     pub fn window_start(&self, w: usize) -> SimTime {
         SimTime(w as u64 * self.windows.bin)
+    }
+
+    /// Bytes this histogram holds on the heap (approximately, for tests of the memory bound).
+    pub fn heap_bytes(&self) -> usize {
+        (self.dense.capacity() + self.arena.capacity()) * 8
+            + self.directory.capacity() * 4
+            + self.beyond.len() * 48
+    }
+}
+
+/// The JSON form is dense by definition: every window from 0 to the last non-empty one.
+impl Serialize for Histogram {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeSeq;
+        let mut seq = serializer.serialize_seq(Some(self.len()))?;
+        for c in self.dense() {
+            seq.serialize_element(&c)?;
+        }
+        seq.end()
     }
 }
 
@@ -463,14 +679,32 @@ pub struct ReplicateSpread {
 impl ReplicateSpread {
     /// The spread of each figure over `summaries`.
     pub fn of(summaries: &[Summary]) -> ReplicateSpread {
-        let over = |f: fn(&Summary) -> f64| Spread::of(summaries.iter().map(f));
+        let figures: Vec<[f64; 5]> = summaries.iter().map(Self::figures).collect();
+        Self::of_figures(&figures)
+    }
+
+    /// The five figures of one replicate this spread describes, in field order: requests,
+    /// refused, wasted_pct, finish_s, finish_spread_s.
+    pub fn figures(s: &Summary) -> [f64; 5] {
+        [
+            s.requests as f64,
+            s.refused as f64,
+            s.wasted_pct,
+            s.finish_s,
+            s.finish_spread_s,
+        ]
+    }
+
+    /// The spread of each figure over replicates given by [`ReplicateSpread::figures`].
+    pub fn of_figures(figures: &[[f64; 5]]) -> ReplicateSpread {
+        let over = |i: usize| Spread::of(figures.iter().map(|f| f[i]));
         ReplicateSpread {
-            replicates: summaries.len() as u32,
-            requests: over(|s| s.requests as f64),
-            refused: over(|s| s.refused as f64),
-            wasted_pct: over(|s| s.wasted_pct),
-            finish_s: over(|s| s.finish_s),
-            finish_spread_s: over(|s| s.finish_spread_s),
+            replicates: figures.len() as u32,
+            requests: over(0),
+            refused: over(1),
+            wasted_pct: over(2),
+            finish_s: over(3),
+            finish_spread_s: over(4),
         }
     }
 }
@@ -572,6 +806,93 @@ mod tests {
                 assert_eq!(h.window_of(SimTime(t)), (t / bin) as usize, "{t} / {bin}");
             }
         }
+    }
+
+    /// A dense reference: what the histogram held before it was sparse.
+    fn dense_reference(windows: &[usize]) -> Vec<u64> {
+        let mut counts = Vec::new();
+        for &w in windows {
+            if w >= counts.len() {
+                counts.resize(w + 1, 0);
+            }
+            counts[w] += 1;
+        }
+        counts
+    }
+
+    #[test]
+    fn sparse_blocks_hold_what_a_dense_vector_would() {
+        use crate::rng::{uniform_below, ClientRng};
+        let mut rng = ClientRng::new(19);
+        // Forward steps, returns to 0 (the independent path), far jumps beyond the directory
+        // (later covered by it as blocks accumulate), in every mix.
+        for case in 0..40 {
+            let mut windows = Vec::new();
+            let mut w = 0usize;
+            for _ in 0..uniform_below(&mut rng, 3000) {
+                w = match uniform_below(&mut rng, 6) {
+                    0 => 0,
+                    1 => uniform_below(&mut rng, 1 << 18) as usize,
+                    2 => uniform_below(&mut rng, (w + 1) as u64) as usize,
+                    _ => w + uniform_below(&mut rng, 200) as usize,
+                };
+                windows.push(w);
+            }
+            let reference = dense_reference(&windows);
+            let mut h = Histogram::new(SimDuration(1));
+            for &w in &windows {
+                h.record_window(w);
+            }
+            assert_eq!(h.counts(), reference, "case {case}");
+            assert_eq!(h.len(), reference.len());
+            assert_eq!(h.total(), windows.len() as u64);
+            assert_eq!(
+                h.non_empty_windows(),
+                reference.iter().filter(|&&c| c > 0).count()
+            );
+            let mut best = (0, 0);
+            for (w, &c) in reference.iter().enumerate() {
+                if c > best.0 {
+                    best = (c, w);
+                }
+            }
+            assert_eq!(h.peak(), best);
+            for (w, &c) in reference.iter().enumerate().step_by(7) {
+                assert_eq!(h.count(w), c);
+            }
+            // The same windows in another order are the same histogram, and merging halves
+            // gives the whole.
+            let mut reversed = Histogram::new(SimDuration(1));
+            let (first, second) = windows.split_at(windows.len() / 2);
+            let mut other = Histogram::new(SimDuration(1));
+            for &w in second.iter().rev() {
+                reversed.record_window(w);
+            }
+            for &w in first {
+                other.record_window(w);
+            }
+            reversed.merge(&other);
+            assert_eq!(reversed, h, "case {case}");
+            assert_eq!(
+                serde_json::to_string(&h).unwrap(),
+                serde_json::to_string(&reference).unwrap()
+            );
+        }
+    }
+
+    #[test]
+    fn a_few_windows_far_apart_take_a_few_blocks() {
+        // One arrival an hour for ten hours at 1 ms bins: 36 million windows dense (288 MB),
+        // eleven blocks here.
+        let mut h = Histogram::new(SimDuration::from_millis(1));
+        for hour in 0..=10u64 {
+            h.record(SimTime(hour * 3_600_000_000_000));
+        }
+        assert_eq!(h.len(), 36_000_001);
+        assert_eq!(h.non_empty_windows(), 11);
+        assert!(h.heap_bytes() < 16 * 1024, "{} B", h.heap_bytes());
+        assert!(Histogram::new(SimDuration(1)).is_empty());
+        assert_eq!(Histogram::new(SimDuration(1)).counts(), Vec::<u64>::new());
     }
 
     #[test]

@@ -584,7 +584,7 @@ fn retries_panel(r: &RunResult) -> Panel {
         ),
         layers: vec![Layer {
             name: "retries".into(),
-            counts: r.histogram.clone(),
+            counts: r.histogram.counts(),
             tone: Tone::Retries,
         }],
         markers_s: Vec::new(),
@@ -621,12 +621,12 @@ fn limited_panel(r: &RunResult) -> Panel {
         layers: vec![
             Layer {
                 name: "served".into(),
-                counts: r.histogram_served.clone(),
+                counts: r.histogram_served.counts(),
                 tone: Tone::Served,
             },
             Layer {
                 name: "refused".into(),
-                counts: r.histogram_refused.clone(),
+                counts: r.histogram_refused.counts(),
                 tone: Tone::Refused,
             },
         ],

@@ -1,16 +1,63 @@
 //! What a run may cost before it starts: the latest time anything can happen (so how long
 //! histograms can grow) and the bytes a run needs at most, checked against `--memory-limit`.
 
-use super::{ConfigError, LimiterRule, Scenario, ServerModel};
-use crate::engine::{Path, Work};
+use super::{ConfigError, LimitedModel, LimiterRule, Scenario, ServerModel};
+use crate::engine::{Path, Work, CLIENTS_PER_BLOCK};
+use crate::metrics::{BLOCK_WINDOWS, DENSE_WINDOWS, MAX_CLIENT_FINISHES};
+use crate::policy::Strategy;
+use crate::server::MAX_WINDOW_STARTS;
 use crate::time::SimDuration;
 use crate::workload::Arrivals;
+
+/// What a run may hold at once, term by term, in bytes; each term an upper bound.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MemoryEstimate {
+    /// The runs being simulated at once (one per busy thread): their tallies, pending events,
+    /// items left and limiter keys, or on the independent path one block of clients each.
+    pub in_flight: u64,
+    /// The results kept until the report is built, one per strategy.
+    pub results: u64,
+    /// The figures of every replicate, kept to compute their spread.
+    pub replicates: u64,
+}
+
+impl MemoryEstimate {
+    /// The sum of the terms.
+    pub fn total(&self) -> u64 {
+        self.in_flight
+            .saturating_add(self.results)
+            .saturating_add(self.replicates)
+    }
+}
+
+fn saturate(bytes: u128) -> u64 {
+    bytes.min(u128::from(u64::MAX)) as u64
+}
+
+/// Bytes of a tally's three [`crate::metrics::Histogram`]s (retries, served, refused) of at
+/// most `windows` windows and `requests` requests: each dense part (doubling as it grows), and
+/// beyond it at most one block of 16 counts (128 B, twice while the arena grows) per window
+/// counted, with its directory entries and map node. A request counts in served or refused
+/// and perhaps in retries: at most two blocks a request over the three.
+fn histograms_bytes(windows: u128, requests: u128) -> u128 {
+    let dense_windows = windows.min(DENSE_WINDOWS as u128);
+    let beyond = windows - dense_windows;
+    let blocks = (3 * beyond.div_ceil(BLOCK_WINDOWS as u128)).min(2 * requests);
+    let dense = 3 * 2 * 8 * dense_windows;
+    let sparse = if blocks == 0 {
+        0
+    } else {
+        blocks * (2 * 8 * BLOCK_WINDOWS as u128 + 2 * 4 * 4 + 64) + 3 * 8 * 1024
+    };
+    dense + sparse
+}
 
 impl Scenario {
     /// The latest time anything can happen in a run of this scenario: what its histograms
     /// can span. Every wait is at most the cap (every strategy is capped) plus a round trip.
     /// - Any server: a client sends at most `retries + 1` requests an item.
-    /// - Down for good: every request is refused, so each client gives up on its first item.
+    /// - Down for good: every request is refused, so each client gives up on its first item,
+    ///   after the longest waits its strategy can draw (see `longest_refused_waits`).
     /// - Down until `t`: from `t` on every request is served; a client still trying sends
     ///   within one wait of `t`, then one request a round trip for each item left.
     /// - A rate limiter: a refused request proves that its key admitted (served) a request
@@ -38,7 +85,8 @@ impl Scenario {
         };
         let each_client = wait * requests_per_item * items_per_client;
         let bound = match self.server {
-            ServerModel::Down { recover_at: None } => wait * requests_per_item,
+            ServerModel::Down { recover_at: None } => (wait * requests_per_item)
+                .min(self.longest_refused_waits() + round_trip * requests_per_item),
             ServerModel::Down {
                 recover_at: Some(t),
             } => each_client.min(u128::from(t.as_nanos()) + wait + items_per_client * round_trip),
@@ -62,62 +110,147 @@ impl Scenario {
         SimDuration(bound.min(u128::from(u64::MAX)) as u64)
     }
 
-    /// Estimated bytes a run of this scenario needs at most: per-client state on the
-    /// event-queue path, and histograms covering the [`Scenario::horizon`], for as many runs
-    /// (strategies × replicates) and parallel blocks as can be in flight at once.
+    /// The longest a client of any of the scenario's strategies can wait in all before its
+    /// last retry against a server that answers nothing but refusals without headers (down
+    /// for good): the sum of each retry's largest wait. Exponential-shaped strategies (and the
+    /// header readers, which fall back to them) wait at most `e_k`; fixed waits `base`; naive
+    /// nothing; decorrelated jitter's `k`-th wait stays below `min(cap, base · 3^k)`.
+    fn longest_refused_waits(&self) -> u128 {
+        let cap = u128::from(self.backoff.cap.as_nanos());
+        let base = u128::from(self.backoff.base.as_nanos()).min(cap);
+        let mut longest = 0u128;
+        for &strategy in &self.strategies {
+            let wait = |k: u32| -> u128 {
+                match strategy {
+                    Strategy::Naive => 0,
+                    Strategy::Fixed => base,
+                    Strategy::DecorrelatedJitter => {
+                        let mut w = base;
+                        for _ in 0..k.min(64) {
+                            w = (w * 3).min(cap);
+                        }
+                        w
+                    }
+                    _ => u128::from(self.backoff.exponential(k).as_nanos()),
+                }
+            };
+            // Waits never shrink; once two in a row are equal (capped, or not growing) the
+            // rest are the same.
+            let mut total = 0u128;
+            let mut previous = None;
+            for k in 1..=self.retries {
+                let w = wait(k);
+                if previous == Some(w) {
+                    total += w * u128::from(self.retries - k + 1);
+                    break;
+                }
+                total += w;
+                previous = Some(w);
+            }
+            longest = longest.max(total);
+        }
+        longest
+    }
+
+    /// Estimated bytes a run of this scenario needs at most, on the path it will take
+    /// ([`Scenario::path`]; set it before asking): see [`MemoryEstimate`].
     pub fn memory_estimate(&self) -> u64 {
-        let windows = u128::from(self.horizon().as_nanos() / self.bin.as_nanos()) + 1;
+        self.memory_terms().total()
+    }
+
+    /// The estimate term by term.
+    pub fn memory_terms(&self) -> MemoryEstimate {
         let threads = rayon::current_num_threads() as u128;
+        let clients = u128::from(self.clients);
         let strategies = self.strategies.len() as u128;
-        let runs = strategies * u128::from(self.replicates);
-        let independent = self.path != Path::EventQueue
-            && self.run_spec(self.strategies[0]).clients_independent();
-        // Tallies alive at once: one a busy thread, and each strategy's replicate 0, held
-        // while its other replicates run; never more than there are runs (times blocks of
-        // clients on the independent path).
-        let blocks = if independent {
-            u128::from(self.clients.div_ceil(crate::engine::CLIENTS_PER_BLOCK))
-        } else {
-            1
+        let replicates = u128::from(self.replicates);
+        let runs = strategies * replicates;
+        let independent = match self.path {
+            Path::EventQueue => false,
+            Path::Auto | Path::Independent => {
+                self.run_spec(self.strategies[0]).clients_independent()
+            }
         };
-        let held = if self.replicates > 1 { strategies } else { 0 };
-        let tallies = (threads + held).min(runs * blocks);
-        // Three histograms (retries, served, refused) of 8 B a window, and each client's
-        // finish (16 B) in small runs.
-        let finishes = if self.clients as usize <= crate::metrics::MAX_CLIENT_FINISHES {
-            16 * u128::from(self.clients)
+        // Histograms: the windows the horizon allows, but never more blocks than requests.
+        let windows = u128::from(self.horizon().as_nanos() / self.bin.as_nanos()) + 1;
+        let requests_per_item = u128::from(self.retries) + 1;
+        let requests = match self.work {
+            Work::Items(k) => u128::from(k) * clients * requests_per_item,
+            Work::Pool(p) => (u128::from(p) + clients) * requests_per_item,
+        };
+        let histograms = histograms_bytes(windows, requests);
+        // Each client's finish time, in small runs (an `Option<SimTime>`, 16 B).
+        let finishes = if self.clients as usize <= MAX_CLIENT_FINISHES {
+            16 * clients
         } else {
             0
         };
-        let histograms = (windows * 24 + finishes) * tallies;
-        // Event queue: one pending event a client, 24 or 32 B (measured peaks at 10 M clients:
-        // 24 and 32 B a client), with half again for a run that outgrew its start and blocks
-        // part-filled: 48 B; 4 B more for items left with several items each; and a limiter's
-        // key table (a sliding window logs `limit` times of 8 B a key), or the larger events of
-        // `occ`. One queue a busy
-        // thread.
-        let key_bytes: u128 = match self.server {
-            // `occ` keeps one time, but its events carry their read's offset: 8 B more a client,
-            // half again for the queue's slack.
-            ServerModel::Occ => 12,
-            ServerModel::Down { .. } | ServerModel::Capacity(_) => 0,
-            ServerModel::Limited(m) => {
-                let per_key = match m.rule {
-                    LimiterRule::SlidingWindow(r) => 8 * u128::from(r.limit) + 8,
-                    LimiterRule::FixedWindow(_) => 24,
-                    LimiterRule::TokenBucket(_) => 32,
-                };
-                per_key.div_ceil(u128::from(m.clients_per_address))
-            }
+        let tally = histograms + finishes;
+        let window_starts = match self.server {
+            ServerModel::Limited(LimitedModel {
+                rule: LimiterRule::FixedWindow(_),
+                ..
+            }) => 8 * MAX_WINDOW_STARTS as u128,
+            _ => 0,
         };
+        // Runs in flight at once. The event queue: one run a busy thread, each with its tally,
+        // its pending events (one a client: 24 or 32 B, three times that with the queue's blocks
+        // part filled, measured up to 2.75 times the events' size with random latencies), items left
+        // (4 B a client with several items each) and the limiter's keys
+        // (a sliding window logs `limit` times of 8 B a key). The independent path: one block
+        // of clients a busy thread, and as many partial tallies again being merged.
         let items_bytes = match self.work {
             Work::Items(k) if k > 1 => 4,
             _ => 0,
         };
-        let queues = if independent { 0 } else { threads.min(runs) };
-        let clients = u128::from(self.clients) * (48 + items_bytes + key_bytes) * queues;
-        (histograms + clients + self.call_loop_bytes() * threads.min(runs))
-            .min(u128::from(u64::MAX)) as u64
+        let in_flight = if independent {
+            let blocks = runs * u128::from(self.clients.div_ceil(CLIENTS_PER_BLOCK));
+            let block_clients = clients.min(u128::from(CLIENTS_PER_BLOCK));
+            threads.min(blocks) * (2 * tally + items_bytes * block_clients)
+        } else {
+            let key_bytes: u128 = match self.server {
+                ServerModel::Down { .. } | ServerModel::Occ | ServerModel::Capacity(_) => 0,
+                ServerModel::Limited(m) => {
+                    let keys = clients.div_ceil(u128::from(m.clients_per_address));
+                    let per_key = match m.rule {
+                        LimiterRule::SlidingWindow(r) => 8 * u128::from(r.limit) + 16,
+                        LimiterRule::FixedWindow(_) => 32,
+                        LimiterRule::TokenBucket(_) => 32,
+                    };
+                    keys * per_key
+                }
+            };
+            let event = if self.strategies.contains(&Strategy::DecorrelatedJitter) {
+                32
+            } else {
+                24
+            } + if self.server == ServerModel::Occ {
+                // `occ`'s events carry their read's offset.
+                8
+            } else {
+                0
+            };
+            let per_run = tally + clients * (3 * event + items_bytes) + key_bytes + window_starts;
+            threads.min(runs) * per_run
+        };
+        // Kept until the report is built: each other strategy's result (replicate 0's histograms,
+        // finishes as seconds, window starts), and the figures of every other replicate (five
+        // numbers of 8 B, twice while they are collected in parallel).
+        let results = (strategies - 1) * (tally + window_starts);
+        let replicate_figures = if self.replicates > 1 {
+            strategies * replicates * 2 * 40
+        } else {
+            0
+        };
+        // The thread pool's jobs and small buffers.
+        const OVERHEAD: u128 = 64 << 10;
+        // A call-loop run's calls, events and series (0 on the herd paths).
+        let call_loop = self.call_loop_bytes() * threads.min(runs);
+        MemoryEstimate {
+            in_flight: saturate(in_flight + call_loop + OVERHEAD),
+            results: saturate(results),
+            replicates: saturate(replicate_figures),
+        }
     }
 
     /// Calls a call-loop run starts at most: one a client for a herd; for Poisson arrivals
@@ -193,8 +326,31 @@ impl Scenario {
         u128::from(self.clients) * 8 + calls + windows * 88 + 2 * 65_536
     }
 
-    pub(crate) fn check_memory(&self) -> Result<(), ConfigError> {
-        let estimate = self.memory_estimate();
+    /// Bytes of the JSON report at most: every histogram is written densely, one pretty-printed
+    /// line a window (`      12,` : up to 20 digits and 9 more bytes), three histograms a
+    /// strategy, and the buffer may be twice its length while it grows.
+    pub fn json_output_estimate(&self) -> u64 {
+        let windows = u128::from(self.horizon().as_nanos() / self.bin.as_nanos()) + 1;
+        let digits = u128::from(self.clients).to_string().len() as u128
+            + u128::from(self.retries).to_string().len() as u128;
+        saturate(2 * 3 * self.strategies.len() as u128 * windows * (9 + digits))
+    }
+
+    /// Refuses a run whose [`Scenario::memory_estimate`] exceeds the budget. Check it once the
+    /// path is chosen (validation checks the automatic path; `--engine` may change it).
+    pub fn check_memory(&self) -> Result<(), ConfigError> {
+        self.check_bytes(self.memory_estimate())
+    }
+
+    /// Refuses a run whose estimate plus its JSON report exceeds the budget.
+    pub fn check_memory_with_json(&self) -> Result<(), ConfigError> {
+        self.check_bytes(
+            self.memory_estimate()
+                .saturating_add(self.json_output_estimate()),
+        )
+    }
+
+    fn check_bytes(&self, estimate: u64) -> Result<(), ConfigError> {
         if estimate > self.memory_limit {
             return Err(ConfigError::TooBig {
                 estimate: human_bytes(estimate),

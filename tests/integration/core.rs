@@ -254,7 +254,7 @@ fn full_jitter_first_retry_is_uniform_over_the_base_interval() {
         let s = scenario(100_000, Strategy::FullJitter, 1, seed);
         let tally = simulate(&s.run_spec(Strategy::FullJitter), Path::Auto);
         let expected = vec![10_000.0; 10];
-        let (stat, dof) = chi_square(tally.retries.counts(), &expected);
+        let (stat, dof) = chi_square(&tally.retries.counts(), &expected);
         assert_eq!(dof, 9.0);
         assert!(
             stat < chi_square_999(dof),
@@ -278,7 +278,7 @@ fn full_and_equal_jitter_match_their_analytic_window_counts() {
         let s = scenario(n, strategy, 4, 7);
         let tally = simulate(&s.run_spec(strategy), Path::Auto);
         let expected = expected_per_window(n as f64, &offsets, widths, 160);
-        let (stat, dof) = chi_square(tally.retries.counts(), &expected);
+        let (stat, dof) = chi_square(&tally.retries.counts(), &expected);
         assert!(
             stat < chi_square_999(dof),
             "{strategy}: chi-square {stat} on {dof} dof"
@@ -534,4 +534,75 @@ fn durations_in_flags_are_exact() {
     let nonzero: Vec<usize> = (0..h.len()).filter(|&w| h[w] != 0).collect();
     assert_eq!(nonzero, [15, 30, 45, 60]);
     assert_eq!(SimDuration::from_millis(1500).to_string(), "1.5s");
+}
+
+#[test]
+fn the_memory_guard_covers_the_forced_event_queue_and_replicates() {
+    // Issue 14, defect 1: the estimate was checked before `--engine` chose the path (the
+    // event queue holds an event a client: 4 billion clients are over 100 GiB), and ignored
+    // the figures every replicate keeps (80 B each while collected: 4 billion are ~320 GiB).
+    for args in [
+        &["--clients", "4294967295", "--engine", "event-queue"][..],
+        &[
+            "--server",
+            "fixed-window",
+            "--clients",
+            "1",
+            "--replicates",
+            "4294967295",
+        ][..],
+    ] {
+        let out = herd_sim().args(args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let stderr = String::from_utf8(out.stderr).unwrap();
+        assert!(
+            stderr.starts_with("error: this run needs an estimated")
+                && stderr.contains("GiB")
+                && stderr.lines().count() == 1,
+            "{args:?}: {stderr}"
+        );
+    }
+}
+
+#[test]
+fn long_runs_at_fine_bins_no_longer_abort() {
+    // Issue 14, defect 4: these allocated a count for every nanosecond window up to the
+    // horizon (terabytes) and aborted; the histograms now hold only windows with counts.
+    for args in [
+        &[
+            "--bin",
+            "1ns",
+            "--cap",
+            "1h",
+            "--clients",
+            "100",
+            "--memory-limit",
+            "1000TiB",
+        ][..],
+        &[
+            "--latency",
+            "uniform:0s..5000000h",
+            "--clients",
+            "100",
+            "--memory-limit",
+            "1000TiB",
+        ][..],
+    ] {
+        let out = herd_sim()
+            .args(args)
+            .args(["--format", "csv"])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let csv = String::from_utf8(out.stdout).unwrap();
+        // 100 clients, 4 retries, down for good: 400 retries, 500 requests.
+        assert!(
+            csv.lines().nth(1).unwrap().contains(",400,500,500,"),
+            "{csv}"
+        );
+    }
 }
