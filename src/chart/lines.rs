@@ -189,6 +189,7 @@ impl LineChart {
         }
 
         let mut out: Vec<Line> = Vec::new();
+        let mut drawn: HashMap<Vec<[u64; 5]>, usize> = HashMap::new();
         let mut counts = Vec::new();
         for (name, mut groups) in lines {
             groups.sort_by(|a, b| a.0.total_cmp(&b.0));
@@ -238,10 +239,29 @@ impl LineChart {
                 });
             }
             // Lines that coincide are drawn once, named together: the legend never lists a
-            // line that cannot be seen.
-            match out.iter_mut().find(|l| l.points == points) {
-                Some(same) => same.name = format!("{} = {name}", same.name),
-                None => out.push(Line { name, points }),
+            // line that cannot be seen. Found by hash, so many lines stay linear.
+            let key: Vec<[u64; 5]> = points
+                .iter()
+                .map(|p| {
+                    let bits = |v: f64| (v + 0.0).to_bits();
+                    [
+                        bits(p.x),
+                        bits(p.mean),
+                        bits(p.min),
+                        bits(p.max),
+                        p.n as u64,
+                    ]
+                })
+                .collect();
+            match drawn.get(&key) {
+                Some(&i) => {
+                    let same: &mut Line = &mut out[i];
+                    same.name = format!("{} = {name}", same.name);
+                }
+                None => {
+                    drawn.insert(key, out.len());
+                    out.push(Line { name, points });
+                }
             }
         }
 
@@ -681,6 +701,8 @@ impl Drawable for LineChart {
         )
         .map_err(draw_error)?;
 
+        // Legend entries that fit under one another (at least one).
+        let fit = ((legend.dim_in_pixel().1.saturating_sub(24)) / 22).max(1) as usize;
         for (i, line) in self.lines.iter().enumerate() {
             let (r, g, b) = PALETTE[i % PALETTE.len()];
             let color = RGBColor(r, g, b);
@@ -712,7 +734,21 @@ impl Drawable for LineChart {
                         .map(|p| Circle::new(at(p.x, p.mean), 3, color.filled())),
                 )
                 .map_err(draw_error)?;
+            if i >= fit {
+                continue;
+            }
             let row = 24 + 22 * i as i32;
+            if i + 1 == fit && self.lines.len() > fit {
+                // The legend is full: the rest are counted, not drawn off the picture.
+                legend
+                    .draw_text(
+                        &format!("and {} more lines", self.lines.len() - i),
+                        &(FONT_FAMILY, 14).into_font().color(&RGBColor(90, 90, 90)),
+                        (30, row),
+                    )
+                    .map_err(draw_error)?;
+                continue;
+            }
             legend
                 .draw(&Rectangle::new(
                     [(4, row + 2), (22, row + 14)],
@@ -883,6 +919,30 @@ mod tests {
         let svg = String::from_utf8(chart.render(ImageFormat::Svg, None).unwrap()).unwrap();
         assert_eq!(svg.matches("\nexponential\n").count(), 0, "{svg}");
         assert_eq!(svg.matches("fixed = exponential").count(), 1);
+    }
+
+    #[test]
+    fn a_legend_too_long_for_the_picture_counts_the_rest() {
+        let mut text = String::from("x,name,y\n");
+        for i in 0..100 {
+            text.push_str(&format!("{i},n{i},{i}\n"));
+        }
+        let chart = LineChart::from_table(&table(&text), &spec("x", "y", Some("name"))).unwrap();
+        assert_eq!(chart.lines.len(), 100);
+        // 620 high: a 558-pixel body holds 24 rows of 22 pixels; 23 names, then the count.
+        let svg = String::from_utf8(chart.render(ImageFormat::Svg, None).unwrap()).unwrap();
+        assert!(svg.contains("\nn22\n") && !svg.contains("\nn23\n"), "{svg}");
+        assert!(svg.contains("and 77 more lines"));
+        // 100 000 distinct one-point lines group and compare by hash (a pairwise search for
+        // coinciding lines took over a minute): each is kept, the 2 coinciding ones merged.
+        let mut text = String::from("x,name,y\n");
+        for i in 0..100_000 {
+            text.push_str(&format!("{i},n{i},{i}\n"));
+        }
+        text.push_str("5,twin,5\n");
+        let chart = LineChart::from_table(&table(&text), &spec("x", "y", Some("name"))).unwrap();
+        assert_eq!(chart.lines.len(), 100_000);
+        assert_eq!(chart.lines[5].name, "n5 = twin");
     }
 
     #[test]
