@@ -71,7 +71,7 @@ const DIRECTORY_PER_BLOCK: usize = 4;
 ///
 /// Blocks live in one arena in the order they were first touched. A block number below the
 /// directory's length is found by indexing the directory; the directory grows only while it
-/// stays within [`DIRECTORY_PER_BLOCK`] entries per block held (or [`DIRECTORY_MIN`]), and
+/// stays within four entries per block held (or 1024 entries), and
 /// blocks beyond it are kept in an ordered map. The block last written is remembered.
 #[derive(Clone, Debug)]
 pub struct Histogram {

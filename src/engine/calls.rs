@@ -1,6 +1,6 @@
 //! The call loop: the engine's path for runs where answers take time or load keeps coming —
 //! a server with finite capacity, client timeouts, network delay, open-loop (Poisson)
-//! arrivals, outages and degradations. Same [`EventQueue`], same [`Policy`], same [`Server`]
+//! arrivals, outages and degradations. Same [`EventQueue`], same [`Policy`](crate::policy::Policy), same [`Server`]
 //! models and the same [`Tally`] as the herd paths, which stay as they are for runs that
 //! need none of this ([`RunSpec::uses_call_loop`]).
 //!
