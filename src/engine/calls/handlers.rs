@@ -1,0 +1,284 @@
+//! The call loop's event handlers: a call starts, an attempt is sent, arrives at the server,
+//! completes there, is answered or times out, and the strategy decides what follows.
+
+use crate::policy::{Decision, Hints};
+use crate::server::{Admission, Job, Response, Server};
+use crate::time::{SimDuration, SimTime};
+use crate::workload::Arrivals;
+
+use super::{header, unheader, Answer, Call, Ev, Loop, Phase};
+use crate::engine::Event;
+
+impl Loop<'_> {
+    pub(super) fn in_system(&self) -> u64 {
+        match &self.server {
+            Server::Capacity(c) => c.in_system(),
+            _ => 0,
+        }
+    }
+
+    pub(super) fn push(&mut self, time: SimTime, item: Ev) {
+        self.queue.push(Event { time, item });
+    }
+
+    pub(super) fn start_call(&mut self, now: SimTime, process: u32) {
+        self.totals.calls += 1;
+        self.series.counts().calls_started += 1;
+        let call = Call {
+            process,
+            attempt: 0,
+            outstanding: false,
+            phase: Phase::Elsewhere,
+            retries_made: 0,
+            previous: self.spec.policy.backoff.base,
+            sent: now,
+        };
+        let slot = match self.free.pop() {
+            Some(slot) => {
+                let old = self.calls[slot as usize].attempt;
+                self.calls[slot as usize] = Call {
+                    attempt: old,
+                    ..call
+                };
+                slot
+            }
+            None => {
+                self.calls.push(call);
+                (self.calls.len() - 1) as u32
+            }
+        };
+        self.send(now, slot);
+        if let Arrivals::Poisson(schedule) = &self.spec.overload.arrivals {
+            let rng = &mut self.rngs[process as usize];
+            if let Some(next) = schedule.next_start(now, self.spec.clients, rng) {
+                self.push(next, Ev::Start { process });
+            }
+        }
+    }
+
+    pub(super) fn send(&mut self, now: SimTime, slot: u32) {
+        let call = &mut self.calls[slot as usize];
+        call.attempt = call.attempt.wrapping_add(1);
+        call.outstanding = true;
+        call.phase = Phase::Elsewhere;
+        call.sent = now;
+        let rng = &mut self.rngs[call.process as usize];
+        let demand = self.service.map_or(0, |d| d.draw(rng).as_nanos());
+        let (there, back) = match self.spec.overload.network {
+            Some(d) => (d.draw(rng), d.draw(rng)),
+            None => (SimDuration::ZERO, self.spec.latency.draw(rng)),
+        };
+        let job = Job {
+            call: slot,
+            attempt: call.attempt,
+            process: call.process,
+            demand,
+            back: back.as_nanos(),
+            retry: call.retries_made > 0,
+        };
+        self.totals.attempts += 1;
+        self.series.counts().attempts += 1;
+        self.push(now + there, Ev::Arrive(job));
+        if let Some(timeout) = self.spec.overload.timeout {
+            self.push(
+                now + timeout,
+                Ev::Timeout {
+                    call: slot,
+                    attempt: job.attempt,
+                },
+            );
+        }
+    }
+
+    pub(super) fn abandoned(calls: &[Call], job: &Job) -> bool {
+        let call = &calls[job.call as usize];
+        call.attempt != job.attempt || !call.outstanding
+    }
+
+    pub(super) fn refuse(&mut self, now: SimTime, window: usize, job: Job, hints: Hints) {
+        self.tally.refused += 1;
+        self.tally.refused_windows.record_window(window);
+        // A reset is announced as an instant; the client reads it one trip later.
+        let reset_in = hints
+            .reset_in
+            .map(|r| SimDuration(r.as_nanos().saturating_sub(job.back)));
+        self.push(
+            now + SimDuration(job.back),
+            Ev::Deliver {
+                call: job.call,
+                attempt: job.attempt,
+                answer: Answer::Refused {
+                    retry_after: header(hints.retry_after),
+                    reset_in: header(reset_in),
+                },
+            },
+        );
+    }
+
+    pub(super) fn arrive(&mut self, now: SimTime, job: Job) {
+        let window = self.windows.window_of(now);
+        self.tally.requests += 1;
+        if job.retry {
+            self.tally.retries.record_window(window);
+            self.tally.first_retry = Some(self.tally.first_retry.map_or(now, |f| f.min(now)));
+            self.tally.last_retry = Some(now);
+        }
+        if self.spec.overload.triggers.out_at(now) {
+            self.refuse(now, window, job, Hints::default());
+            return;
+        }
+        let factor = self.spec.overload.triggers.factor_at(now);
+        let admission = match &mut self.server {
+            Server::Capacity(c) => {
+                if c.rule.cancels && Self::abandoned(&self.calls, &job) {
+                    // Its client gave up while it travelled: dropped unread.
+                    return;
+                }
+                c.arrive(job, factor)
+            }
+            other => match other.respond(now, job.process) {
+                Response::Served => Admission::Start(SimDuration::ZERO),
+                Response::Refused(hints) => Admission::Shed(hints),
+            },
+        };
+        match admission {
+            Admission::Start(service) => {
+                if service.is_zero() && !matches!(self.server, Server::Capacity(_)) {
+                    self.complete_instantly(now, window, job);
+                } else {
+                    self.push(
+                        now + service,
+                        Ev::Complete {
+                            job,
+                            service: service.as_nanos(),
+                        },
+                    );
+                }
+            }
+            Admission::Queued => {
+                if !Self::abandoned(&self.calls, &job) {
+                    self.calls[job.call as usize].phase = Phase::Waiting;
+                }
+            }
+            Admission::Shed(hints) => self.refuse(now, window, job, hints),
+        }
+    }
+
+    /// A server without service time answers at arrival.
+    pub(super) fn complete_instantly(&mut self, now: SimTime, window: usize, job: Job) {
+        self.tally.served_windows.record_window(window);
+        self.deliver_served(now, job, 0);
+    }
+
+    pub(super) fn deliver_served(&mut self, now: SimTime, job: Job, service: u64) {
+        self.push(
+            now + SimDuration(job.back),
+            Ev::Deliver {
+                call: job.call,
+                attempt: job.attempt,
+                answer: Answer::Served { service },
+            },
+        );
+    }
+
+    pub(super) fn complete(&mut self, now: SimTime, job: Job, service: u64) {
+        let window = self.windows.window_of(now);
+        self.tally.served_windows.record_window(window);
+        self.deliver_served(now, job, service);
+        let factor = self.spec.overload.triggers.factor_at(now);
+        let calls = &self.calls;
+        let next = match &mut self.server {
+            Server::Capacity(c) => c.complete(factor, |j| Self::abandoned(calls, j)),
+            _ => None,
+        };
+        if let Some((job, service)) = next {
+            if !Self::abandoned(&self.calls, &job) {
+                self.calls[job.call as usize].phase = Phase::Elsewhere;
+            }
+            self.push(
+                now + service,
+                Ev::Complete {
+                    job,
+                    service: service.as_nanos(),
+                },
+            );
+        }
+    }
+
+    pub(super) fn deliver(&mut self, now: SimTime, slot: u32, attempt: u32, answer: Answer) {
+        let call = &mut self.calls[slot as usize];
+        if call.attempt != attempt || !call.outstanding {
+            self.totals.late += 1;
+            if let Answer::Served { service } = answer {
+                self.totals.abandoned_work_ns += service;
+            }
+            return;
+        }
+        call.outstanding = false;
+        match answer {
+            Answer::Served { .. } => {
+                let latency = (now - call.sent).as_nanos();
+                let process = call.process;
+                self.series.success(latency);
+                self.sketch.record(latency);
+                self.totals.latency_sum_ns += u128::from(latency);
+                self.totals.calls_succeeded += 1;
+                self.tally.succeeded += 1;
+                self.tally.last_success = Some(now);
+                self.tally.finish(now, process, true);
+                self.free.push(slot);
+            }
+            Answer::Refused {
+                retry_after,
+                reset_in,
+            } => {
+                self.totals.refused += 1;
+                self.series.counts().refused += 1;
+                let hints = Hints {
+                    retry_after: unheader(retry_after),
+                    reset_in: unheader(reset_in),
+                };
+                self.retry_or_fail(now, slot, &hints);
+            }
+        }
+    }
+
+    pub(super) fn timeout(&mut self, now: SimTime, slot: u32, attempt: u32) {
+        let call = &mut self.calls[slot as usize];
+        if call.attempt != attempt || !call.outstanding {
+            return;
+        }
+        call.outstanding = false;
+        if call.phase == Phase::Waiting {
+            call.phase = Phase::Elsewhere;
+            if let Server::Capacity(c) = &mut self.server {
+                if c.rule.cancels {
+                    c.cancel_waiting();
+                }
+            }
+        }
+        self.totals.timed_out += 1;
+        self.series.counts().timed_out += 1;
+        self.retry_or_fail(now, slot, &Hints::default());
+    }
+
+    pub(super) fn retry_or_fail(&mut self, now: SimTime, slot: u32, hints: &Hints) {
+        let policy = self.spec.policy;
+        let call = &mut self.calls[slot as usize];
+        let rng = &mut self.rngs[call.process as usize];
+        match policy.decide(call.retries_made, call.previous, hints, rng) {
+            Decision::Retry { retry, delay } => {
+                call.retries_made = retry;
+                call.previous = delay;
+                self.push(now + delay, Ev::Send { call: slot });
+            }
+            Decision::GiveUp => {
+                let process = call.process;
+                self.totals.calls_failed += 1;
+                self.tally.gave_up += 1;
+                self.tally.finish(now, process, false);
+                self.free.push(slot);
+            }
+        }
+    }
+}

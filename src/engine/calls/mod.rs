@@ -1,0 +1,221 @@
+//! The call loop: the engine's path for runs where answers take time or load keeps coming —
+//! a server with finite capacity, client timeouts, network delay, open-loop (Poisson)
+//! arrivals, outages and degradations. Same [`EventQueue`], same [`Policy`](crate::policy::Policy), same [`Server`]
+//! models and the same [`Tally`] as the herd paths, which stay as they are for runs that
+//! need none of this ([`RunSpec::uses_call_loop`]).
+//!
+//! **Model.** A client *process* (one per `--clients`) starts *calls*: all at t = 0 (herd),
+//! or as a Poisson stream (see [`crate::workload`]). A call sends an *attempt*; the request
+//! travels to the server (one network delay), is served, queued or refused there, and the
+//! answer travels back (another delay). With a timeout, an attempt unanswered `timeout` after
+//! it was sent is abandoned: the client counts a timeout and follows its strategy, the retry's
+//! wait counting from the timeout; the late answer is ignored (and the server's time on it
+//! counted as abandoned work). A refusal is followed by the strategy too. A call ends when an
+//! attempt succeeds or its retries are spent. Calls of one process run concurrently and share
+//! the process's random stream.
+//!
+//! **Events:** call start, retry send, arrival at the server, completion at the server,
+//! answer delivery at the client, timeout. Every attempt has a number in its call's slot; an
+//! answer or a timeout whose number is no longer the slot's outstanding attempt is stale and
+//! dropped, so nothing is ever removed from the queue.
+//!
+//! **Ties** (the queue's rule, FIFO by scheduling order): events at one time are handled in
+//! the order they were scheduled. So a timeout, scheduled when the attempt was sent, comes
+//! before an answer due at the same instant, which was scheduled later: an answer must arrive
+//! strictly before the timeout to count. At t = 0 of a herd, processes start in id order.
+//!
+//! **Random draws**, all from the process's own stream ([`crate::rng`]), in this order: when
+//! a call starts, its first send, then the process's next start (Poisson); at every send, the
+//! service demand (capacity server with a random service time), then the request's network
+//! delay, then the answer's (`--network-delay`), or the round trip (`--latency`); at every
+//! retry decision, the strategy's draw. Results therefore do not depend on the thread count.
+//!
+//! **Latency vs network delay.** `--latency L` keeps its meaning: the request reaches the
+//! server at once and the answer is read `L` later (the whole round trip on the way back).
+//! `--network-delay D` draws each direction from `D` independently; the two are exclusive.
+//!
+//! **Exact and approximate.** Counts, times and recovery are exact (integer nanoseconds);
+//! latency quantiles come from a sketch within 0.4 % ([`crate::series::Sketch`]); the mean
+//! latency is exact. Runs go on until nothing is pending, so `pending` is always 0 and
+//! `attempts = succeeded + timed_out + refused` (+ attempts dropped unread by a cancelling
+//! server, which are timed out first).
+
+mod handlers;
+mod overload;
+#[cfg(test)]
+mod tests;
+
+pub use overload::Overload;
+
+use crate::metrics::{Tally, WindowCursor};
+use crate::rng::{ClientRng, ClientSeeds};
+use crate::series::{recovered_at, OverloadTally, SeriesBuilder, Sketch};
+use crate::server::{Job, Server};
+use crate::time::{SimDuration, SimTime};
+use crate::workload::{Arrivals, Dist};
+
+use super::{Event, EventQueue, RunSpec};
+
+/// Where an attempt is, as far as a cancelling server needs to know.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Phase {
+    /// On the network, or answered.
+    Elsewhere,
+    /// In the server's queue.
+    Waiting,
+}
+
+/// A call in flight, in a reusable slot.
+#[derive(Clone, Copy, Debug)]
+struct Call {
+    process: u32,
+    /// Number of the slot's latest attempt; keeps counting when the slot is reused, so an
+    /// old call's attempts never match a new one's.
+    attempt: u32,
+    outstanding: bool,
+    phase: Phase,
+    retries_made: u32,
+    previous: SimDuration,
+    sent: SimTime,
+}
+
+/// The answer travelling back.
+#[derive(Clone, Copy, Debug)]
+enum Answer {
+    /// Served, after this much server time (ns).
+    Served { service: u64 },
+    /// Refused; the headers in nanoseconds, `u64::MAX` for absent.
+    Refused { retry_after: u64, reset_in: u64 },
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Ev {
+    Start {
+        process: u32,
+    },
+    Send {
+        call: u32,
+    },
+    Arrive(Job),
+    Complete {
+        job: Job,
+        service: u64,
+    },
+    Deliver {
+        call: u32,
+        attempt: u32,
+        answer: Answer,
+    },
+    Timeout {
+        call: u32,
+        attempt: u32,
+    },
+}
+
+const NONE: u64 = u64::MAX;
+
+fn header(d: Option<SimDuration>) -> u64 {
+    d.map_or(NONE, SimDuration::as_nanos)
+}
+
+fn unheader(n: u64) -> Option<SimDuration> {
+    (n != NONE).then_some(SimDuration(n))
+}
+
+struct Loop<'a> {
+    spec: &'a RunSpec,
+    server: Server,
+    queue: EventQueue<Ev>,
+    rngs: Vec<ClientRng>,
+    calls: Vec<Call>,
+    free: Vec<u32>,
+    tally: Tally,
+    windows: WindowCursor,
+    totals: OverloadTally,
+    series: SeriesBuilder,
+    sketch: Sketch,
+    /// The service demand is drawn only for a capacity server.
+    service: Option<Dist>,
+}
+
+/// Simulates `spec` on the call loop: the tally every path fills, and the overload totals
+/// and series.
+pub fn simulate_calls(spec: &RunSpec) -> (Tally, OverloadTally) {
+    let overload = &spec.overload;
+    let mut server = spec.server.clone();
+    server.prepare(spec.clients);
+    let service = match &server {
+        Server::Capacity(c) => Some(c.rule.service),
+        _ => None,
+    };
+    let mut seeds = ClientSeeds::starting_at(spec.seed, 0);
+    let tally = Tally::for_clients(spec.bin, spec.clients);
+    let windows = tally.retries.cursor();
+    let mut run = Loop {
+        spec,
+        server,
+        queue: EventQueue::new(),
+        rngs: (0..spec.clients).map(|_| seeds.next_rng()).collect(),
+        calls: Vec::new(),
+        free: Vec::new(),
+        tally,
+        windows,
+        totals: OverloadTally::default(),
+        series: SeriesBuilder::new(overload.series_bin),
+        sketch: Sketch::new(),
+        service,
+    };
+    for process in 0..spec.clients {
+        let first = match &overload.arrivals {
+            Arrivals::Herd => Some(SimTime::ZERO),
+            Arrivals::Poisson(schedule) => {
+                schedule.next_start(SimTime::ZERO, spec.clients, &mut run.rngs[process as usize])
+            }
+        };
+        if let Some(t) = first {
+            run.push(t, Ev::Start { process });
+        }
+    }
+    while let Some(Event { time: now, item }) = run.queue.pop() {
+        let in_system = run.in_system();
+        run.series.advance(now, in_system);
+        match item {
+            Ev::Start { process } => run.start_call(now, process),
+            Ev::Send { call } => run.send(now, call),
+            Ev::Arrive(job) => run.arrive(now, job),
+            Ev::Complete { job, service } => run.complete(now, job, service),
+            Ev::Deliver {
+                call,
+                attempt,
+                answer,
+            } => run.deliver(now, call, attempt, answer),
+            Ev::Timeout { call, attempt } => run.timeout(now, call, attempt),
+        }
+    }
+    let in_system = run.in_system();
+    let mut totals = run.totals;
+    totals.pending = run.calls.iter().filter(|c| c.outstanding).count() as u64;
+    totals.latency_p50_ns = run.sketch.quantile(0.5);
+    totals.latency_p99_ns = run.sketch.quantile(0.99);
+    totals.rows = run.series.finish(in_system);
+    totals.series_bin = overload.series_bin;
+    totals.trigger_end = overload.trigger_end();
+    let hold = overload
+        .recovery_hold
+        .as_nanos()
+        .div_ceil(overload.series_bin.as_nanos());
+    let until = match &overload.arrivals {
+        Arrivals::Poisson(s) => Some(s.end),
+        Arrivals::Herd => None,
+    };
+    totals.recovered_at = recovered_at(
+        &totals.rows,
+        overload.series_bin,
+        totals.trigger_end.unwrap_or(SimTime::ZERO),
+        hold,
+        until,
+    );
+    let mut tally = run.tally;
+    tally.window_starts = run.server.window_starts();
+    (tally, totals)
+}

@@ -1,0 +1,293 @@
+//! The call loop checked against values worked out by hand and closed forms (M/M/1, M/D/1),
+//! and for conservation of attempts and calls.
+
+use super::*;
+use crate::engine::NetworkDelay;
+use crate::policy::{Backoff, Policy, Strategy};
+use crate::server::{Capacity, CapacityRule, QueueOrder, Triggers};
+use crate::workload::RateSchedule;
+
+const S: u64 = 1_000_000_000;
+
+fn spec(clients: u32, rule: CapacityRule, strategy: Strategy, retries: u32) -> RunSpec {
+    RunSpec::new(
+        clients,
+        Policy {
+            strategy,
+            backoff: Backoff {
+                base: SimDuration::from_secs(1),
+                cap: SimDuration::from_secs(30),
+                multiplier: 2.0,
+            },
+            max_retries: retries,
+        },
+        Server::Capacity(Capacity::new(rule)),
+        SimDuration::from_millis(100),
+        7,
+    )
+}
+
+fn fixed(secs: u64) -> Dist {
+    Dist::Fixed(SimDuration::from_secs(secs))
+}
+
+fn close(got: Option<u64>, exact_s: f64, rel: f64) -> bool {
+    let got = got.expect("a quantile") as f64 / 1e9;
+    (got - exact_s).abs() <= rel * exact_s
+}
+
+#[test]
+fn two_workers_fifo_by_hand() {
+    // Five clients at t = 0, 2 workers, 1 s each, FIFO, timeout 2.5 s, naive, 1 retry.
+    // c0, c1 serve 0–1; c2, c3 1–2; c4 2–3, but its timeout fires at 2.5 (3 ≥ 2.5), so
+    // the answer at 3 is late (1 s of abandoned work). Its retry is sent at 2.5 and finds
+    // the second worker free (since 2): served 2.5–3.5. Latencies 1, 1, 2, 2, 1.
+    let mut s = spec(
+        5,
+        CapacityRule {
+            workers: Some(2),
+            service: fixed(1),
+            ..CapacityRule::default()
+        },
+        Strategy::Naive,
+        1,
+    );
+    s.overload.timeout = Some(SimDuration(2_500_000_000));
+    let (tally, t) = simulate_calls(&s);
+    assert_eq!((t.calls, t.attempts, t.calls_succeeded), (5, 6, 5));
+    assert_eq!((t.timed_out, t.late, t.refused, t.pending), (1, 1, 0, 0));
+    assert_eq!(t.abandoned_work_ns, S);
+    assert_eq!(t.latency_sum_ns, 7 * u128::from(S));
+    // Nearest rank of 1, 1, 1, 2, 2: p50 the 3rd (1 s), p99 the 5th (2 s); sketch 0.4 %.
+    assert!(close(t.latency_p50_ns, 1.0, 1.0 / 256.0));
+    assert!(close(t.latency_p99_ns, 2.0, 1.0 / 256.0));
+    let finishes: Vec<u64> = tally
+        .client_finishes
+        .unwrap()
+        .iter()
+        .map(|f| f.unwrap().as_nanos())
+        .collect();
+    assert_eq!(finishes, [S, S, 2 * S, 2 * S, 3 * S + S / 2]);
+    // The series, window by window: (calls started, attempts, succeeded, timed out,
+    // in system at the window's end).
+    let rows: Vec<_> = t
+        .rows
+        .iter()
+        .map(|r| {
+            (
+                r.window,
+                r.calls_started,
+                r.attempts,
+                r.succeeded,
+                r.timed_out,
+                r.in_system,
+            )
+        })
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            (0, 5, 5, 0, 0, 5),
+            (1, 0, 0, 2, 0, 3),
+            (2, 0, 1, 2, 1, 2),
+            (3, 0, 0, 1, 0, 0)
+        ]
+    );
+    assert_eq!(tally.retries.total(), 1);
+    assert_eq!(tally.requests, 6);
+}
+
+fn lifo_or_fifo(order: QueueOrder, cancels: bool) -> (Vec<u64>, OverloadTally) {
+    let mut s = spec(
+        4,
+        CapacityRule {
+            workers: Some(1),
+            service: fixed(1),
+            order,
+            cancels,
+            ..CapacityRule::default()
+        },
+        Strategy::Naive,
+        0,
+    );
+    s.overload.timeout = Some(SimDuration(2_500_000_000));
+    let (tally, t) = simulate_calls(&s);
+    let finishes = tally
+        .client_finishes
+        .unwrap()
+        .iter()
+        .map(|f| f.unwrap().as_nanos())
+        .collect();
+    (finishes, t)
+}
+
+#[test]
+fn lifo_serves_the_latest_first_by_hand() {
+    // Four clients at t = 0, one worker, 1 s each, timeout 2.5 s, no retries.
+    // FIFO: c0 0–1, c1 1–2 (served), c2 2–3 and c3 3–4 answer after their timeouts
+    // (2.5 s): 2 s of abandoned work. LIFO: c0 0–1, then the last to arrive, c3, 1–2;
+    // c2 2–3 and c1 3–4 are late. With --server-cancels the request still waiting at the
+    // timeout (FIFO c3, LIFO c1) is dropped: 1 s of abandoned work.
+    let half = 2 * S + S / 2;
+    let (fifo, t) = lifo_or_fifo(QueueOrder::Fifo, false);
+    assert_eq!(fifo, [S, 2 * S, half, half]);
+    assert_eq!(
+        (t.calls_succeeded, t.calls_failed, t.abandoned_work_ns),
+        (2, 2, 2 * S)
+    );
+    let (lifo, t) = lifo_or_fifo(QueueOrder::Lifo, false);
+    assert_eq!(lifo, [S, half, half, 2 * S]);
+    assert_eq!((t.calls_succeeded, t.abandoned_work_ns), (2, 2 * S));
+    for order in QueueOrder::ALL {
+        let (_, t) = lifo_or_fifo(order, true);
+        assert_eq!(
+            (t.calls_succeeded, t.abandoned_work_ns, t.late),
+            (2, S, 1),
+            "{order:?}"
+        );
+        // At 3 s (the end of window 2) one request is in service and the cancelled one
+        // no longer counts; without cancelling both do.
+        assert_eq!(t.rows[2].in_system, 1, "{order:?}");
+        assert_eq!(lifo_or_fifo(order, false).1.rows[2].in_system, 2);
+    }
+}
+
+fn poisson(rate: f64, duration_s: u64, service: Dist, seed: u64) -> OverloadTally {
+    let mut s = spec(
+        1,
+        CapacityRule {
+            workers: Some(1),
+            service,
+            ..CapacityRule::default()
+        },
+        Strategy::Naive,
+        0,
+    );
+    s.seed = seed;
+    s.overload.arrivals = Arrivals::Poisson(RateSchedule {
+        base: rate,
+        spikes: Vec::new(),
+        end: SimTime(duration_s * S),
+    });
+    s.overload.series_bin = SimDuration::from_secs(3600);
+    simulate_calls(&s).1
+}
+
+#[test]
+fn m_m_1_sojourn_quantiles_match_the_closed_form() {
+    // λ = 0.5/s, μ = 1/s: the sojourn time is Exponential(μ − λ = 0.5/s), so
+    // p50 = ln 2 / 0.5 = 1.386 s, p99 = ln 100 / 0.5 = 9.210 s, mean 2 s.
+    // About 500 000 calls. Independent samples would give the median an sd of
+    // sqrt(0.25 / n) / f(p50) = 0.0028 s (0.2 %) and p99 sqrt(0.0099 / n) / f(p99) =
+    // 0.028 s (0.3 %); successive sojourns in one busy period are correlated, which at
+    // ρ = 0.5 (relaxation time 1 / (μ(1 − √ρ)²) ≈ 12 s, about 6 calls) inflates the
+    // variance by at most ~25 (sd ×5): 1 % and 1.5 %. Tolerances of 4 % and 6 % are 4 sd,
+    // plus the sketch's 0.4 %.
+    let t = poisson(0.5, 1_000_000, Dist::Exp(SimDuration::from_secs(1)), 11);
+    assert!(t.calls > 490_000, "{}", t.calls);
+    assert_eq!(t.calls_succeeded, t.calls);
+    let p50 = 2.0 * std::f64::consts::LN_2;
+    let p99 = 2.0 * 100f64.ln();
+    assert!(close(t.latency_p50_ns, p50, 0.04), "{:?}", t.latency_p50_ns);
+    assert!(close(t.latency_p99_ns, p99, 0.06), "{:?}", t.latency_p99_ns);
+    let mean = t.latency_sum_ns as f64 / t.calls_succeeded as f64 / 1e9;
+    assert!((mean - 2.0).abs() < 0.08, "{mean}");
+}
+
+#[test]
+fn m_d_1_mean_wait_matches_pollaczek_khinchine() {
+    // λ = 0.5/s, service exactly 1 s (ρ = 0.5): Pollaczek–Khinchine gives the mean wait
+    // W_q = ρ / (2μ(1 − ρ)) = 0.5 s, so the mean sojourn is 1.5 s. Over 500 000 calls the
+    // correlated sample mean has an sd well under 1 %; allow 3 %.
+    let t = poisson(0.5, 1_000_000, fixed(1), 12);
+    let mean = t.latency_sum_ns as f64 / t.calls_succeeded as f64 / 1e9;
+    assert!((mean - 1.5).abs() < 0.045, "{mean}");
+    // Nobody waits less than the service time.
+    assert!(t.latency_p50_ns.unwrap() as f64 >= 1e9 * (1.0 - 1.0 / 256.0));
+}
+
+#[test]
+fn every_attempt_and_every_call_is_accounted_for() {
+    // A busy mix: Poisson with a spike, 3 workers, a queue of 5 with Retry-After on sheds,
+    // slowdown, exponential service, network delay, an outage, a degradation, a timeout,
+    // retries; every strategy, with and without cancelling.
+    for strategy in Strategy::every() {
+        for cancels in [false, true] {
+            let mut s = spec(
+                7,
+                CapacityRule {
+                    workers: Some(3),
+                    service: Dist::Exp(SimDuration::from_millis(80)),
+                    slowdown: SimDuration::from_millis(5),
+                    queue: Some(5),
+                    shed_retry_after: Some(SimDuration::from_millis(300)),
+                    order: QueueOrder::Lifo,
+                    cancels,
+                },
+                strategy,
+                3,
+            );
+            s.policy.backoff.base = SimDuration::from_millis(100);
+            s.overload.arrivals = Arrivals::Poisson(RateSchedule {
+                base: 30.0,
+                spikes: vec![crate::workload::Spike {
+                    from: SimTime(10 * S),
+                    to: SimTime(15 * S),
+                    rate: 90.0,
+                }],
+                end: SimTime(40 * S),
+            });
+            s.overload.timeout = Some(SimDuration::from_millis(400));
+            s.overload.network = Some(NetworkDelay::Exp {
+                mean: SimDuration::from_millis(20),
+            });
+            s.overload.triggers = Triggers {
+                outages: vec![(SimTime(20 * S), SimTime(22 * S))],
+                degrades: vec![crate::server::Degrade {
+                    from: SimTime(25 * S),
+                    to: SimTime(30 * S),
+                    factor: 0.5,
+                }],
+            };
+            let (tally, t) = simulate_calls(&s);
+            assert_eq!(t.pending, 0);
+            assert_eq!(
+                t.attempts,
+                t.calls_succeeded + t.timed_out + t.refused,
+                "{strategy} {cancels}"
+            );
+            assert_eq!(t.calls, t.calls_succeeded + t.calls_failed);
+            assert!(t.timed_out > 0 && t.refused > 0 && t.calls > 800);
+            let sum = |f: fn(&crate::series::SeriesRow) -> u64| t.rows.iter().map(f).sum::<u64>();
+            assert_eq!(sum(|r| r.calls_started), t.calls);
+            assert_eq!(sum(|r| r.attempts), t.attempts);
+            assert_eq!(sum(|r| r.succeeded), t.calls_succeeded);
+            assert_eq!(sum(|r| r.timed_out), t.timed_out);
+            assert_eq!(sum(|r| r.refused), t.refused);
+            assert_eq!(t.rows.last().unwrap().in_system, 0);
+            assert_eq!(
+                (tally.completed, tally.gave_up),
+                (t.calls_succeeded, t.calls_failed)
+            );
+            assert_eq!(tally.refused, t.refused);
+            assert!(tally.requests <= t.attempts);
+            // Same spec, same bytes.
+            assert_eq!(simulate_calls(&s), (tally, t));
+        }
+    }
+}
+
+#[test]
+fn an_outage_on_the_down_server_refuses_then_lets_through() {
+    // Down recovering at 0 (always serving), an outage over [0, 3 s), fixed 1 s waits:
+    // requests at 0, 1, 2 s are refused, the one at 3 s served.
+    let mut s = spec(2, CapacityRule::default(), Strategy::Fixed, 5);
+    s.server = Server::Down(crate::server::Down {
+        recover_at: Some(SimTime::ZERO),
+    });
+    s.overload.triggers.outages = vec![(SimTime::ZERO, SimTime(3 * S))];
+    let (tally, t) = simulate_calls(&s);
+    assert_eq!((t.refused, t.calls_succeeded, t.attempts), (6, 2, 8));
+    assert_eq!(tally.last_success, Some(SimTime(3 * S)));
+    assert_eq!(t.recovered_at, Some(SimTime(3 * S)));
+}
