@@ -623,7 +623,7 @@ pub struct RunArgs {
     /// Server model [default: down]. `occ`: one row under optimistic concurrency control
     /// (Brooker 2015), each client reading then writing until one write succeeds.
     #[arg(long, value_name = "MODEL",
-          value_parser = ["down", "fixed-window", "sliding-window", "token-bucket", "occ", "capacity"])]
+          value_parser = ["down", "fixed-window", "sliding-window", "token-bucket", "occ", "capacity", "flaky"])]
     pub server: Option<String>,
 
     /// For `--server down`: the server serves from this time on.
@@ -635,6 +635,9 @@ pub struct RunArgs {
 
     #[command(flatten)]
     pub overload: OverloadArgs,
+
+    #[command(flatten)]
+    pub control: ControlArgs,
 
     /// Items each client fetches, one after another [default: 1].
     #[arg(long, value_name = "K", value_parser = parse_whole_u32)]
@@ -938,6 +941,7 @@ impl RunArgs {
             || self.recover_at.is_some()
             || l.any()
             || o.any_server_key()
+            || self.control.failure_rate.is_some()
         {
             Some(ServerFile {
                 model: self.server.clone(),
@@ -961,6 +965,7 @@ impl RunArgs {
                 shed_retry_after: o.shed_retry_after,
                 queue_order: o.queue_order.clone(),
                 server_cancels: o.server_cancels.then_some(true),
+                failure_rate: self.control.failure_rate,
             })
         } else {
             None
@@ -992,6 +997,7 @@ impl RunArgs {
             degrade: intervals(&o.degrade),
             series_bin: o.series_bin,
             recovery_hold: o.recovery_hold,
+            budget: self.control.budget.clone(),
         }
     }
 }
@@ -1088,6 +1094,24 @@ fn parse_size(text: &str) -> Result<u64, String> {
         .ok()
         .and_then(|n| n.checked_mul(scale))
         .ok_or_else(|| format!("`{text}` is not a size; write e.g. 512MiB or 16GiB"))
+}
+
+/// Flags of retry control: the `flaky` server, and the budgets, breakers and throttles each
+/// client process keeps (see `herd_sim::policy::control`).
+#[derive(Debug, Args)]
+#[command(next_help_heading = "Retry control")]
+pub struct ControlArgs {
+    /// Flaky: probability that an attempt fails with a 503, independently, 0 to 1 [default: 0].
+    #[arg(long, value_name = "X", value_parser = parse_number, allow_hyphen_values = true)]
+    pub failure_rate: Option<f64>,
+
+    /// Retry budget of each client process: none, token-bucket[:deposit=0.1,cost=1,capacity=5],
+    /// grpc[:max_tokens=10,token_ratio=0.1],
+    /// aws-standard[:capacity=500,cost=5,timeout_cost=10,success_increment=1],
+    /// envoy[:percent=20,min_concurrency=3], finagle[:ttl=10s,min_per_s=10,percent=20]
+    /// [default: none].
+    #[arg(long, value_name = "NAME[:K=V,..]", allow_hyphen_values = true)]
+    pub budget: Option<String>,
 }
 
 #[cfg(test)]

@@ -1348,6 +1348,7 @@ mod tests {
                 latency: crate::engine::Latency::default(),
                 network: crate::engine::STUDY_NETWORK,
                 overload: crate::engine::Overload::default(),
+                controls: crate::policy::control::Controls::default(),
             });
             let last = tally.last_retry.unwrap();
             assert_eq!(s.delay.as_nanos(), last.as_nanos(), "{strategy}");

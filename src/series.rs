@@ -302,6 +302,8 @@ pub struct OverloadTally {
     pub recovered_at: Option<SimTime>,
     /// When the last trigger (spike, outage, degradation) ends.
     pub trigger_end: Option<SimTime>,
+    /// Retries a strategy wanted that the process's retry control denied (each ends its call).
+    pub retries_denied: u64,
 }
 
 #[cfg(test)]

@@ -43,6 +43,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 use crate::engine::{Latency, NetworkDelay, Overload, Path, RunSpec, Work, STUDY_NETWORK};
+use crate::policy::control::{Budget, Controls};
 use crate::policy::{Backoff, Policy, Strategy, UnknownStrategy};
 use crate::time::{SimDuration, NANOS_PER_SEC};
 
@@ -149,6 +150,23 @@ pub(crate) fn choose<T: Copy>(
         })
 }
 
+/// The retry controls as written, validated: any but `occ` (whose clients make one write
+/// each, outside the call loop).
+fn controls(budget: Option<&str>, server: &ServerModel) -> Result<Controls, ConfigError> {
+    let budget = match budget {
+        None => Budget::None,
+        Some(text) => Budget::parse(text).map_err(|e| invalid("--budget", e.value, e.accepted))?,
+    };
+    if budget != Budget::None && server.is_occ() {
+        return Err(invalid(
+            "--budget",
+            budget.name(),
+            "accepted with any server but occ",
+        ));
+    }
+    Ok(Controls { budget })
+}
+
 /// A scenario as the user wrote it, before defaults and validation. Every key of a config
 /// file is a field here; any other key is an error.
 #[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize)]
@@ -209,6 +227,8 @@ pub struct ScenarioFile {
     pub series_bin: Option<SimDuration>,
     /// How long the series must stay healthy to count as recovered (`--recovery-hold`).
     pub recovery_hold: Option<SimDuration>,
+    /// Retry budget per client process, `NAME[:key=value,...]` (`--budget`).
+    pub budget: Option<String>,
 }
 
 impl ScenarioFile {
@@ -269,6 +289,7 @@ impl ScenarioFile {
             degrade: over.degrade.or(self.degrade),
             series_bin: over.series_bin.or(self.series_bin),
             recovery_hold: over.recovery_hold.or(self.recovery_hold),
+            budget: over.budget.or(self.budget),
         }
     }
 
@@ -382,6 +403,7 @@ impl ScenarioFile {
             }
             (items, None) => Work::Items(items.unwrap_or(1)),
         };
+        let controls = controls(self.budget.as_deref(), &server)?;
         let replicates = self.replicates.unwrap_or(1);
         if replicates == 0 {
             return Err(invalid(
@@ -417,6 +439,7 @@ impl ScenarioFile {
             replicates,
             published,
             overload,
+            controls,
         };
         scenario.check_memory()?;
         Ok(scenario)
@@ -457,6 +480,8 @@ pub struct Scenario {
     pub published: Vec<(Strategy, Published)>,
     /// Arrivals, timeouts, network delay, triggers and the series (none by default).
     pub overload: Overload,
+    /// Retry budgets kept per client process (none by default).
+    pub controls: Controls,
 }
 
 impl Scenario {
@@ -467,6 +492,7 @@ impl Scenario {
             latency: self.latency,
             network: self.network_delay,
             overload: self.overload.clone(),
+            controls: self.controls,
             ..RunSpec::new(
                 self.clients,
                 Policy {
@@ -489,7 +515,10 @@ impl Scenario {
             spec.seed = crate::rng::derive_seed(self.seed, &format!("replicate={index}"));
             let base = match self.server {
                 ServerModel::Limited(m) => m.epoch_phase.as_nanos(),
-                ServerModel::Down { .. } | ServerModel::Occ | ServerModel::Capacity(_) => 0,
+                ServerModel::Down { .. }
+                | ServerModel::Occ
+                | ServerModel::Capacity(_)
+                | ServerModel::Flaky(_) => 0,
             };
             let step = u64::from(index) * NANOS_PER_SEC / u64::from(self.replicates);
             let phase = SimDuration((base + step) % NANOS_PER_SEC);

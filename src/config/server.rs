@@ -6,9 +6,9 @@ use serde::{Deserialize, Serialize};
 use super::workload::{Bound, DistText};
 use super::{choose, invalid, positive_count, positive_duration, ConfigError};
 use crate::server::{
-    Capacity, CapacityRule, Down, FixedWindow, FixedWindowRule, HeaderStyle, Headers, Keying,
-    Limited, Limiter, Occ, QueueOrder, Refill, Server, SlidingWindow, SlidingWindowRule, Store,
-    TokenBucket, TokenBucketRule, WallClock, WindowStart,
+    Capacity, CapacityRule, Down, FixedWindow, FixedWindowRule, Flaky, HeaderStyle, Headers,
+    Keying, Limited, Limiter, Occ, QueueOrder, Refill, Server, SlidingWindow, SlidingWindowRule,
+    Store, TokenBucket, TokenBucketRule, WallClock, WindowStart,
 };
 use crate::time::{SimDuration, SimTime, NANOS_PER_SEC};
 
@@ -16,7 +16,7 @@ use crate::time::{SimDuration, SimTime, NANOS_PER_SEC};
 #[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct ServerFile {
-    /// `down`, `fixed-window`, `sliding-window`, `token-bucket` or `occ`.
+    /// `down`, `fixed-window`, `sliding-window`, `token-bucket`, `occ`, `capacity` or `flaky`.
     pub model: Option<String>,
     /// For `down`: from this time on the server serves.
     pub recover_at: Option<SimDuration>,
@@ -58,6 +58,8 @@ pub struct ServerFile {
     pub queue_order: Option<String>,
     /// Capacity: drop waiting requests whose client gave up (`--server-cancels`).
     pub server_cancels: Option<bool>,
+    /// Flaky: probability that an attempt fails, 0 to 1 (`--failure-rate`).
+    pub failure_rate: Option<f64>,
 }
 
 impl ServerFile {
@@ -84,6 +86,7 @@ impl ServerFile {
             shed_retry_after: over.shed_retry_after.or(self.shed_retry_after),
             queue_order: over.queue_order.or(self.queue_order),
             server_cancels: over.server_cancels.or(self.server_cancels),
+            failure_rate: over.failure_rate.or(self.failure_rate),
         }
     }
 
@@ -98,6 +101,17 @@ impl ServerFile {
                 })
             }
             "occ" => return Ok(ServerModel::Occ),
+            "flaky" => {
+                let rate = self.failure_rate.unwrap_or(0.0);
+                if !(0.0..=1.0).contains(&rate) {
+                    return Err(invalid(
+                        "--failure-rate",
+                        rate,
+                        "accepted: a probability from 0 to 1, such as 0.1",
+                    ));
+                }
+                return Ok(ServerModel::Flaky(Flaky::new(rate)));
+            }
             "capacity" => {
                 let workers = self.workers.and_then(|b| b.0);
                 if workers == Some(0) {
@@ -150,13 +164,11 @@ impl ServerFile {
                     Refill::name,
                 )?,
             }),
-            other => {
-                return Err(invalid(
-                    "--server",
-                    other,
-                    "accepted: down, fixed-window, sliding-window, token-bucket, occ, capacity",
-                ))
-            }
+            other => return Err(invalid(
+                "--server",
+                other,
+                "accepted: down, fixed-window, sliding-window, token-bucket, occ, capacity, flaky",
+            )),
         };
         let clients_per_address = self.clients_per_address.unwrap_or(1);
         if clients_per_address == 0 {
@@ -221,6 +233,7 @@ impl ServerFile {
             "down" => vec!["--recover-at"],
             "occ" => vec![],
             "capacity" => capacity.to_vec(),
+            "flaky" => vec!["--failure-rate"],
             "fixed-window" | "sliding-window" | "token-bucket" => {
                 [&window[..], &fixed, &bucket, &limiter].concat()
             }
@@ -247,6 +260,7 @@ impl ServerFile {
             ("--shed-retry-after", self.shed_retry_after.is_some()),
             ("--queue-order", self.queue_order.is_some()),
             ("--server-cancels", self.server_cancels.is_some()),
+            ("--failure-rate", self.failure_rate.is_some()),
         ];
         match given
             .iter()
@@ -285,6 +299,8 @@ pub enum ServerModel {
     Occ,
     /// Up, with finite capacity.
     Capacity(CapacityRule),
+    /// Up, failing each attempt independently with a fixed probability.
+    Flaky(Flaky),
 }
 
 /// The algorithm of a rate-limited server.
@@ -339,6 +355,7 @@ impl ServerModel {
             }),
             ServerModel::Occ => Server::Occ(Occ::default()),
             ServerModel::Capacity(rule) => Server::Capacity(Capacity::new(rule)),
+            ServerModel::Flaky(f) => Server::Flaky(f),
         }
     }
 
@@ -372,6 +389,7 @@ impl ServerModel {
             },
             ServerModel::Occ => "occ",
             ServerModel::Capacity(_) => "capacity",
+            ServerModel::Flaky(_) => "flaky",
         }
     }
 
@@ -383,6 +401,7 @@ impl ServerModel {
                 recover_at: Some(at),
             } => format!("down, recovers at {at}"),
             ServerModel::Occ => "occ (one row, optimistic concurrency)".to_string(),
+            ServerModel::Flaky(f) => f.to_string(),
             ServerModel::Limited(m) => {
                 let rule = match m.rule {
                     LimiterRule::FixedWindow(r) => format!(

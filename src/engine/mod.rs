@@ -31,6 +31,7 @@ pub use work::{Latency, Work};
 use rayon::prelude::*;
 
 use crate::metrics::{Histogram, Tally, WindowCursor, Windows};
+use crate::policy::control::Controls;
 use crate::policy::{Decision, Policy};
 use crate::rng::{ClientRng, ClientSeeds};
 use crate::server::{Response, Server};
@@ -75,6 +76,8 @@ pub struct RunSpec {
     pub network: NetworkDelay,
     /// Arrivals, timeouts, network delay and triggers (none by default).
     pub overload: Overload,
+    /// Retry budgets kept per client process (none by default); call loop only.
+    pub controls: Controls,
 }
 
 impl RunSpec {
@@ -90,6 +93,7 @@ impl RunSpec {
             latency: Latency::default(),
             network: STUDY_NETWORK,
             overload: Overload::default(),
+            controls: Controls::default(),
         }
     }
 
@@ -101,10 +105,12 @@ impl RunSpec {
             && !self.uses_call_loop()
     }
 
-    /// True when the run needs the call loop ([`calls`]): a capacity server, or any of
+    /// True when the run needs the call loop ([`calls`]): a capacity or flaky server, or any of
     /// Poisson arrivals, a timeout, network delay, an outage or a degradation.
     pub fn uses_call_loop(&self) -> bool {
-        matches!(self.server, Server::Capacity(_)) || self.overload.is_active()
+        matches!(self.server, Server::Capacity(_) | Server::Flaky(_))
+            || self.overload.is_active()
+            || !self.controls.is_none()
     }
 }
 

@@ -6,6 +6,7 @@
 //! hot loop matches on (no trait objects). A new strategy is one new file plus one arm here.
 //! Nothing in this module reads a clock, sleeps, allocates or prints.
 
+pub mod control;
 mod decorrelated_jitter;
 mod equal_jitter;
 mod exponential;

@@ -93,6 +93,8 @@ pub struct Job {
     pub back: u64,
     /// Whether the attempt is a retry.
     pub retry: bool,
+    /// For the `flaky` server: whether this attempt fails (drawn when it was sent).
+    pub fails: bool,
 }
 
 /// What happens to an arriving request.
@@ -212,6 +214,7 @@ mod tests {
             demand: 1000,
             back: 0,
             retry: false,
+            fails: false,
         }
     }
 

@@ -12,6 +12,7 @@ mod capacity;
 pub mod clock;
 mod down;
 mod fixed_window;
+mod flaky;
 mod occ;
 mod sliding_window;
 mod token_bucket;
@@ -21,6 +22,7 @@ pub use capacity::{Admission, Capacity, CapacityRule, Job, QueueOrder};
 pub use clock::{HeaderStyle, Headers, Refusal, WallClock};
 pub use down::Down;
 pub use fixed_window::{FixedWindow, FixedWindowRule, Store, WindowStart, MAX_WINDOW_STARTS};
+pub use flaky::Flaky;
 pub use occ::Occ;
 pub use sliding_window::{SlidingWindow, SlidingWindowRule};
 pub use token_bucket::{Refill, TokenBucket, TokenBucketRule};
@@ -52,6 +54,9 @@ pub enum Server {
     /// arrival, so it runs only on the call loop ([`crate::engine::calls`]), which drives it
     /// through [`Capacity::arrive`] and [`Capacity::complete`].
     Capacity(Capacity),
+    /// Fails each attempt independently with a fixed probability, serves the others at
+    /// arrival. Its draws are the call loop's ([`crate::engine::calls`]), made at each send.
+    Flaky(Flaky),
 }
 
 impl Server {
@@ -63,8 +68,8 @@ impl Server {
             Server::Limited(limited) => limited.respond(now, client),
             // A write whose read arrived with it: nothing can come in between.
             Server::Occ(occ) => occ.write(now, now),
-            Server::Capacity(_) => {
-                unreachable!("a capacity server answers through the call loop, not at arrival")
+            Server::Capacity(_) | Server::Flaky(_) => {
+                unreachable!("this server answers through the call loop, not at arrival")
             }
         }
     }
@@ -94,7 +99,7 @@ impl Server {
     pub fn clients_independent(&self) -> bool {
         match self {
             Server::Down(_) => true,
-            Server::Limited(_) | Server::Occ(_) | Server::Capacity(_) => false,
+            Server::Limited(_) | Server::Occ(_) | Server::Capacity(_) | Server::Flaky(_) => false,
         }
     }
 
@@ -102,7 +107,7 @@ impl Server {
     /// first request; answering never allocates afterwards.
     pub fn prepare(&mut self, clients: u32) {
         match self {
-            Server::Down(_) | Server::Occ(_) | Server::Capacity(_) => {}
+            Server::Down(_) | Server::Occ(_) | Server::Capacity(_) | Server::Flaky(_) => {}
             Server::Limited(limited) => limited.prepare(clients),
         }
     }
@@ -112,7 +117,7 @@ impl Server {
     /// windows differ between keys.
     pub fn window_starts(&self) -> Option<Vec<SimTime>> {
         match self {
-            Server::Down(_) | Server::Occ(_) | Server::Capacity(_) => None,
+            Server::Down(_) | Server::Occ(_) | Server::Capacity(_) | Server::Flaky(_) => None,
             Server::Limited(limited) => limited.window_starts(),
         }
     }
@@ -120,7 +125,7 @@ impl Server {
     /// True when refusals carry headers a client can read.
     pub fn sends_headers(&self) -> bool {
         match self {
-            Server::Down(_) | Server::Occ(_) => false,
+            Server::Down(_) | Server::Occ(_) | Server::Flaky(_) => false,
             Server::Limited(limited) => limited.headers.visible,
             Server::Capacity(c) => c.rule.shed_retry_after.is_some(),
         }

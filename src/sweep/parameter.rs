@@ -247,7 +247,10 @@ pub static PARAMETERS: [Parameter; 18] = [
         set: |f, v| server_file(f).clients_per_address = Some(u32_of(v)),
         get: |s| match s.server {
             ServerModel::Limited(m) => m.clients_per_address.to_string(),
-            ServerModel::Down { .. } | ServerModel::Occ | ServerModel::Capacity(_) => String::new(),
+            ServerModel::Down { .. }
+            | ServerModel::Occ
+            | ServerModel::Capacity(_)
+            | ServerModel::Flaky(_) => String::new(),
         },
     },
     Parameter {
@@ -282,7 +285,10 @@ pub static PARAMETERS: [Parameter; 18] = [
         set: |f, v| server_file(f).epoch_phase = Some(v.duration()),
         get: |s| match s.server {
             ServerModel::Limited(m) => seconds(m.epoch_phase),
-            ServerModel::Down { .. } | ServerModel::Occ | ServerModel::Capacity(_) => String::new(),
+            ServerModel::Down { .. }
+            | ServerModel::Occ
+            | ServerModel::Capacity(_)
+            | ServerModel::Flaky(_) => String::new(),
         },
     },
     Parameter {
@@ -317,7 +323,10 @@ fn token_rule(scenario: &Scenario) -> Option<crate::server::TokenBucketRule> {
             LimiterRule::TokenBucket(r) => Some(r),
             _ => None,
         },
-        ServerModel::Down { .. } | ServerModel::Occ | ServerModel::Capacity(_) => None,
+        ServerModel::Down { .. }
+        | ServerModel::Occ
+        | ServerModel::Capacity(_)
+        | ServerModel::Flaky(_) => None,
     }
 }
 
@@ -329,7 +338,10 @@ fn window_rule(scenario: &Scenario) -> Option<(u32, SimDuration)> {
             LimiterRule::SlidingWindow(r) => Some((r.limit, r.window)),
             LimiterRule::TokenBucket(_) => None,
         },
-        ServerModel::Down { .. } | ServerModel::Occ | ServerModel::Capacity(_) => None,
+        ServerModel::Down { .. }
+        | ServerModel::Occ
+        | ServerModel::Capacity(_)
+        | ServerModel::Flaky(_) => None,
     }
 }
 

@@ -2,12 +2,12 @@
 //! real `herd-sim` binary with assert_cmd where the command line is what is tested.
 
 mod charts;
+mod control;
 mod core;
 mod fixture;
 mod hardening;
 mod limiter;
 mod occ;
-mod overload;
 mod readme;
 mod shard;
 mod sweep;

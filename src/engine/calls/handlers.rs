@@ -1,6 +1,9 @@
 //! The call loop's event handlers: a call starts, an attempt is sent, arrives at the server,
 //! completes there, is answered or times out, and the strategy decides what follows.
 
+use rand::RngCore;
+
+use crate::policy::control::Outcome;
 use crate::policy::{Decision, Hints};
 use crate::server::{Admission, Job, Response, Server};
 use crate::time::{SimDuration, SimTime};
@@ -32,7 +35,11 @@ impl Loop<'_> {
             retries_made: 0,
             previous: self.spec.policy.backoff.base,
             sent: now,
+            held: 0,
         };
+        if let Some(c) = self.controls.get_mut(process as usize) {
+            c.call_started(&self.spec.controls, now);
+        }
         let slot = match self.free.pop() {
             Some(slot) => {
                 let old = self.calls[slot as usize].attempt;
@@ -62,8 +69,15 @@ impl Loop<'_> {
         call.outstanding = true;
         call.phase = Phase::Elsewhere;
         call.sent = now;
+        if let Some(c) = self.controls.get_mut(call.process as usize) {
+            c.sent();
+        }
         let rng = &mut self.rngs[call.process as usize];
         let demand = self.service.map_or(0, |d| d.draw(rng).as_nanos());
+        let fails = match &self.server {
+            Server::Flaky(f) => f.fails(rng.next_u64()),
+            _ => false,
+        };
         let (there, back) = match self.spec.overload.network {
             Some(d) => (d.draw(rng), d.draw(rng)),
             None => (SimDuration::ZERO, self.spec.latency.draw(rng)),
@@ -75,6 +89,7 @@ impl Loop<'_> {
             demand,
             back: back.as_nanos(),
             retry: call.retries_made > 0,
+            fails,
         };
         self.totals.attempts += 1;
         self.series.counts().attempts += 1;
@@ -136,6 +151,8 @@ impl Loop<'_> {
                 }
                 c.arrive(job, factor)
             }
+            Server::Flaky(_) if job.fails => Admission::Shed(Hints::default()),
+            Server::Flaky(_) => Admission::Start(SimDuration::ZERO),
             other => match other.respond(now, job.process) {
                 Response::Served => Admission::Start(SimDuration::ZERO),
                 Response::Refused(hints) => Admission::Shed(hints),
@@ -226,6 +243,8 @@ impl Loop<'_> {
                 self.tally.succeeded += 1;
                 self.tally.last_success = Some(now);
                 self.tally.finish(now, process, true);
+                self.control_attempt(slot, Outcome::Success);
+                self.control_call_end(slot, true);
                 self.free.push(slot);
             }
             Answer::Refused {
@@ -238,8 +257,27 @@ impl Loop<'_> {
                     retry_after: unheader(retry_after),
                     reset_in: unheader(reset_in),
                 };
-                self.retry_or_fail(now, slot, &hints);
+                self.control_attempt(slot, Outcome::Error);
+                self.retry_or_fail(now, slot, &hints, Outcome::Error);
             }
+        }
+    }
+
+    /// Tells the process's control that an attempt of the call in `slot` ended.
+    #[inline]
+    fn control_attempt(&mut self, slot: u32, outcome: Outcome) {
+        let call = &mut self.calls[slot as usize];
+        if let Some(c) = self.controls.get_mut(call.process as usize) {
+            c.attempt_ended(&self.spec.controls, outcome, &mut call.held);
+        }
+    }
+
+    /// Tells the process's control that the call in `slot` ended.
+    #[inline]
+    fn control_call_end(&mut self, slot: u32, succeeded: bool) {
+        let call = &mut self.calls[slot as usize];
+        if let Some(c) = self.controls.get_mut(call.process as usize) {
+            c.call_ended(&self.spec.controls, succeeded, &mut call.held);
         }
     }
 
@@ -259,26 +297,42 @@ impl Loop<'_> {
         }
         self.totals.timed_out += 1;
         self.series.counts().timed_out += 1;
-        self.retry_or_fail(now, slot, &Hints::default());
+        self.control_attempt(slot, Outcome::Timeout);
+        self.retry_or_fail(now, slot, &Hints::default(), Outcome::Timeout);
     }
 
-    pub(super) fn retry_or_fail(&mut self, now: SimTime, slot: u32, hints: &Hints) {
+    /// The strategy decides; a retry it wants goes only if the process's control allows it
+    /// (a denied retry ends the call, counted in `retries_denied`).
+    pub(super) fn retry_or_fail(
+        &mut self,
+        now: SimTime,
+        slot: u32,
+        hints: &Hints,
+        outcome: Outcome,
+    ) {
         let policy = self.spec.policy;
         let call = &mut self.calls[slot as usize];
         let rng = &mut self.rngs[call.process as usize];
-        match policy.decide(call.retries_made, call.previous, hints, rng) {
-            Decision::Retry { retry, delay } => {
+        if let Decision::Retry { retry, delay } =
+            policy.decide(call.retries_made, call.previous, hints, rng)
+        {
+            let allowed = match self.controls.get_mut(call.process as usize) {
+                Some(c) => c.allow_retry(&self.spec.controls, now, outcome, &mut call.held),
+                None => true,
+            };
+            if allowed {
                 call.retries_made = retry;
                 call.previous = delay;
                 self.push(now + delay, Ev::Send { call: slot });
+                return;
             }
-            Decision::GiveUp => {
-                let process = call.process;
-                self.totals.calls_failed += 1;
-                self.tally.gave_up += 1;
-                self.tally.finish(now, process, false);
-                self.free.push(slot);
-            }
+            self.totals.retries_denied += 1;
         }
+        let process = self.calls[slot as usize].process;
+        self.totals.calls_failed += 1;
+        self.tally.gave_up += 1;
+        self.tally.finish(now, process, false);
+        self.control_call_end(slot, false);
+        self.free.push(slot);
     }
 }

@@ -26,7 +26,8 @@
 //!
 //! **Random draws**, all from the process's own stream ([`crate::rng`]), in this order: when
 //! a call starts, its first send, then the process's next start (Poisson); at every send, the
-//! service demand (capacity server with a random service time), then the request's network
+//! service demand (capacity server with a random service time), whether the attempt fails
+//! (`flaky` server: one 64-bit word), then the request's network
 //! delay, then the answer's (`--network-delay`), or the round trip (`--latency`); at every
 //! retry decision, the strategy's draw. Results therefore do not depend on the thread count.
 //!
@@ -48,6 +49,7 @@ mod tests;
 pub use overload::Overload;
 
 use crate::metrics::{Tally, WindowCursor};
+use crate::policy::control::ProcessControl;
 use crate::rng::{ClientRng, ClientSeeds};
 use crate::series::{recovered_at, OverloadTally, SeriesBuilder, Sketch};
 use crate::server::{Job, Server};
@@ -77,6 +79,8 @@ struct Call {
     retries_made: u32,
     previous: SimDuration,
     sent: SimTime,
+    /// What the call holds of its process's retry budget ([`ProcessControl`]).
+    held: u64,
 }
 
 /// The answer travelling back.
@@ -136,6 +140,8 @@ struct Loop<'a> {
     sketch: Sketch,
     /// The service demand is drawn only for a capacity server.
     service: Option<Dist>,
+    /// Each process's retry control; empty when the run has none.
+    controls: Vec<ProcessControl>,
 }
 
 /// Simulates `spec` on the call loop: the tally every path fills, and the overload totals
@@ -164,6 +170,11 @@ pub fn simulate_calls(spec: &RunSpec) -> (Tally, OverloadTally) {
         series: SeriesBuilder::new(overload.series_bin),
         sketch: Sketch::new(),
         service,
+        controls: if spec.controls.is_none() {
+            Vec::new()
+        } else {
+            vec![spec.controls.start(); spec.clients as usize]
+        },
     };
     for process in 0..spec.clients {
         let first = match &overload.arrivals {

@@ -277,6 +277,102 @@ fn every_attempt_and_every_call_is_accounted_for() {
     }
 }
 
+/// A herd of `clients` calls, each retrying at once up to `retries` times, against a
+/// server failing with probability `x`, over a 10 ms network each way.
+fn flaky(clients: u32, x: f64, retries: u32, seed: u64) -> OverloadTally {
+    let mut s = spec(clients, CapacityRule::default(), Strategy::Naive, retries);
+    s.server = Server::Flaky(crate::server::Flaky::new(x));
+    s.seed = seed;
+    s.overload.network = Some(NetworkDelay::Fixed(SimDuration::from_millis(10)));
+    simulate_calls(&s).1
+}
+
+#[test]
+fn flaky_attempts_and_success_follow_the_closed_forms() {
+    // With N retries and independent failures of probability x, a call's attempts A are
+    // min(G, N + 1) for G geometric with success 1 − x: P(A ≥ k) = x^(k−1), so
+    // E[A] = Σ_{k=0..N} x^k and E[A²] = Σ_{k=1..N+1} (2k − 1) x^(k−1); the call succeeds
+    // with probability 1 − x^(N+1). Calls are independent, so over n calls the means have
+    // sd sqrt(Var / n); allow 5 sd (a false alarm about once in 1.7 million per check).
+    let n = 100_000u32;
+    for (x, retries, seed) in [
+        (0.1, 3, 1),
+        (0.5, 3, 2),
+        (0.9, 3, 3),
+        (0.3, 0, 4),
+        (0.7, 6, 5),
+    ] {
+        let t = flaky(n, x, retries, seed);
+        assert_eq!(t.calls, u64::from(n));
+        let mean: f64 = (0..=retries).map(|k| x.powi(k as i32)).sum();
+        let square: f64 = (1..=retries + 1)
+            .map(|k| f64::from(2 * k - 1) * x.powi(k as i32 - 1))
+            .sum();
+        let sd = ((square - mean * mean) / f64::from(n)).sqrt();
+        let attempts = t.attempts as f64 / f64::from(n);
+        assert!(
+            (attempts - mean).abs() <= 5.0 * sd,
+            "x {x}: {attempts} vs {mean} ± {sd}"
+        );
+        let success = 1.0 - x.powi(retries as i32 + 1);
+        let sd = (success * (1.0 - success) / f64::from(n)).sqrt();
+        let got = t.calls_succeeded as f64 / f64::from(n);
+        assert!(
+            (got - success).abs() <= 5.0 * sd,
+            "x {x}: {got} vs {success} ± {sd}"
+        );
+        // Every failed attempt is a refusal, every call ends.
+        assert_eq!(t.attempts, t.calls_succeeded + t.refused);
+        assert_eq!(t.calls, t.calls_succeeded + t.calls_failed);
+    }
+    // The edges are exact: never failing is one attempt a call; always failing is N + 1
+    // attempts and no success.
+    let t = flaky(1000, 0.0, 3, 6);
+    assert_eq!((t.attempts, t.calls_succeeded), (1000, 1000));
+    let t = flaky(1000, 1.0, 3, 7);
+    assert_eq!((t.attempts, t.calls_succeeded, t.refused), (4000, 0, 4000));
+}
+
+#[test]
+fn budgets_bound_the_retries_of_an_always_failing_server() {
+    // One call a process, retrying at once up to 1000 times against a server that always
+    // fails, each process with its own budget. By hand: the token bucket starts with 5
+    // tokens (5 retries, the 6th denied); gRPC's 10 tokens fall by 1 a failure and the
+    // retry after the 5th (5 ≤ 10/2) is denied; the AWS quota pays 100 retries of 5; Envoy
+    // bounds concurrent retries (one at a time here, below its floor of 3), not their
+    // number; Finagle's reserve is 100 withdrawals and the call's deposit (1000) is a fifth
+    // of one more.
+    for (budget, attempts, denied) in [
+        ("token-bucket", 6, 1),
+        ("grpc", 5, 1),
+        ("aws-standard", 101, 1),
+        ("envoy", 1001, 0),
+        ("finagle", 101, 1),
+    ] {
+        let mut s = spec(3, CapacityRule::default(), Strategy::Naive, 1000);
+        s.server = Server::Flaky(crate::server::Flaky::new(1.0));
+        s.controls.budget = crate::policy::control::Budget::parse(budget).unwrap();
+        let (_, t) = simulate_calls(&s);
+        assert_eq!(
+            (t.attempts, t.retries_denied, t.calls_failed),
+            (3 * attempts, 3 * denied, 3),
+            "{budget}"
+        );
+    }
+}
+
+#[test]
+fn an_outage_on_a_flaky_server_refuses_then_its_draws_decide() {
+    // Never failing on its own, out over [0, 3 s), fixed 1 s waits: as the down server
+    // recovering at 3 s, requests at 0, 1, 2 s are refused and the one at 3 s served.
+    let mut s = spec(2, CapacityRule::default(), Strategy::Fixed, 5);
+    s.server = Server::Flaky(crate::server::Flaky::new(0.0));
+    s.overload.triggers.outages = vec![(SimTime::ZERO, SimTime(3 * S))];
+    let (tally, t) = simulate_calls(&s);
+    assert_eq!((t.refused, t.calls_succeeded, t.attempts), (6, 2, 8));
+    assert_eq!(tally.last_success, Some(SimTime(3 * S)));
+}
+
 #[test]
 fn an_outage_on_the_down_server_refuses_then_lets_through() {
     // Down recovering at 0 (always serving), an outage over [0, 3 s), fixed 1 s waits:

@@ -1,0 +1,313 @@
+//! Retry control kept per client process: budgets that bound the retries all of a process's
+//! calls may make together ([`Budget`]). The call loop ([`crate::engine::calls`]) keeps one
+//! [`ProcessControl`] per process beside its random stream and tells it when calls start and
+//! end and when attempts are sent and answered; each call keeps one word of it (`held`: what
+//! it took from the budget and must give back). The call loop alone owns time: nothing here
+//! schedules, reads a clock, allocates after the start, draws or does I/O.
+//!
+//! Texts (`--budget grpc:max_tokens=20`) are read by [`Budget::parse`]; defaults are the
+//! sources' (see [`budget`] for each algorithm and the README for files and versions).
+
+pub mod budget;
+pub mod spec;
+pub mod window;
+
+pub use budget::{Budget, BudgetState, Outcome, BUDGETS};
+pub use spec::SpecError;
+
+use crate::time::{SimDuration, SimTime};
+use spec::{Catalogue, Params};
+
+/// Every budget and the keys it takes.
+const BUDGET_KEYS: Catalogue = &[
+    ("none", &[]),
+    ("token-bucket", &["deposit", "cost", "capacity"]),
+    ("grpc", &["max_tokens", "token_ratio"]),
+    (
+        "aws-standard",
+        &["capacity", "cost", "timeout_cost", "success_increment"],
+    ),
+    ("envoy", &["percent", "min_concurrency"]),
+    ("finagle", &["ttl", "min_per_s", "percent"]),
+];
+
+/// Largest whole-number parameter accepted (a bound so sums of them cannot overflow).
+const MOST: u64 = 1_000_000_000;
+
+/// `v` in thousandths, truncated (gRPC reads 3 decimals and ignores more).
+fn thousandths(v: f64) -> u64 {
+    (v * 1000.0 + 1e-9).floor() as u64
+}
+
+impl Budget {
+    /// Reads `NAME[:key=value,...]`; defaults are the sources'.
+    pub fn parse(text: &str) -> Result<Budget, SpecError> {
+        let mut p = Params::parse(text, BUDGET_KEYS)?;
+        let positive = |v: f64| v > 0.0 && v <= MOST as f64;
+        let budget = match p.name() {
+            "none" => Budget::None,
+            "token-bucket" => {
+                let above = "above 0 and at most 1e9 (thousandths kept)";
+                Budget::TokenBucket {
+                    deposit: thousandths(p.number(
+                        "deposit",
+                        0.1,
+                        |v| (0.0..=MOST as f64).contains(&v),
+                        "from 0 to 1e9 (thousandths kept)",
+                    )?),
+                    cost: thousandths(p.number(
+                        "cost",
+                        1.0,
+                        |v| v >= 0.001 && positive(v),
+                        above,
+                    )?),
+                    capacity: thousandths(p.number(
+                        "capacity",
+                        5.0,
+                        |v| v >= 0.001 && positive(v),
+                        above,
+                    )?),
+                }
+            }
+            "grpc" => Budget::Grpc {
+                max_tokens: thousandths(p.number(
+                    "max_tokens",
+                    10.0,
+                    |v| v >= 0.001 && positive(v),
+                    "above 0 (A6), at most 1e9, 3 decimals kept",
+                )?),
+                token_ratio: thousandths(p.number(
+                    "token_ratio",
+                    0.1,
+                    |v| v >= 0.001 && positive(v),
+                    "above 0 (A6) with up to 3 decimals, such as 0.1",
+                )?),
+            },
+            "aws-standard" => Budget::AwsStandard {
+                capacity: p.whole("capacity", 500, 1, MOST)?,
+                cost: p.whole("cost", 5, 0, MOST)?,
+                timeout_cost: p.whole("timeout_cost", 10, 0, MOST)?,
+                success_increment: p.whole("success_increment", 1, 0, MOST)?,
+            },
+            "envoy" => Budget::Envoy {
+                percent: p.number(
+                    "percent",
+                    20.0,
+                    |v| (0.0..=100.0).contains(&v),
+                    "from 0 to 100",
+                )?,
+                min_concurrency: p.whole("min_concurrency", 3, 0, MOST)?,
+            },
+            "finagle" => Budget::Finagle {
+                ttl: p.duration(
+                    "ttl",
+                    SimDuration::from_secs(10),
+                    |d| {
+                        d.as_nanos() % 1_000_000_000 == 0
+                            && (1..=60).contains(&(d.as_nanos() / 1_000_000_000))
+                    },
+                    "whole seconds from 1s to 60s (Finagle's range)",
+                )?,
+                min_per_s: p.whole("min_per_s", 10, 0, MOST)?,
+                percent: p.number(
+                    "percent",
+                    20.0,
+                    |v| (0.0..=100_000.0).contains(&v),
+                    "from 0 to 100000 (Finagle's percentCanRetry up to 1000)",
+                )?,
+            },
+            other => unreachable!("{other} is in the catalogue"),
+        };
+        p.finish()?;
+        Ok(budget)
+    }
+
+    /// As `--budget` writes it, every parameter given (thousandths written as decimals).
+    pub fn text(&self) -> String {
+        let milli = |v: u64| format!("{}", v as f64 / 1000.0);
+        match *self {
+            Budget::None => "none".to_string(),
+            Budget::TokenBucket {
+                deposit,
+                cost,
+                capacity,
+            } => format!(
+                "token-bucket:deposit={},cost={},capacity={}",
+                milli(deposit),
+                milli(cost),
+                milli(capacity)
+            ),
+            Budget::Grpc {
+                max_tokens,
+                token_ratio,
+            } => format!(
+                "grpc:max_tokens={},token_ratio={}",
+                milli(max_tokens),
+                milli(token_ratio)
+            ),
+            Budget::AwsStandard {
+                capacity,
+                cost,
+                timeout_cost,
+                success_increment,
+            } => format!(
+                "aws-standard:capacity={capacity},cost={cost},timeout_cost={timeout_cost},success_increment={success_increment}"
+            ),
+            Budget::Envoy {
+                percent,
+                min_concurrency,
+            } => format!("envoy:percent={percent},min_concurrency={min_concurrency}"),
+            Budget::Finagle {
+                ttl,
+                min_per_s,
+                percent,
+            } => format!("finagle:ttl={ttl},min_per_s={min_per_s},percent={percent}"),
+        }
+    }
+}
+
+/// The controls of a run, the same for every process.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Controls {
+    /// The retry budget.
+    pub budget: Budget,
+}
+
+impl Default for Controls {
+    fn default() -> Self {
+        Controls {
+            budget: Budget::None,
+        }
+    }
+}
+
+impl Controls {
+    /// True when nothing is controlled (the call loop then keeps no per-process state).
+    pub fn is_none(&self) -> bool {
+        self.budget == Budget::None
+    }
+
+    /// A process's control state at the start.
+    pub fn start(&self) -> ProcessControl {
+        ProcessControl {
+            budget: self.budget.start(),
+        }
+    }
+}
+
+/// One client process's control state (all its calls share it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ProcessControl {
+    /// What the budget holds.
+    pub budget: BudgetState,
+}
+
+impl ProcessControl {
+    /// A call starts at `now`.
+    #[inline]
+    pub fn call_started(&mut self, c: &Controls, now: SimTime) {
+        self.budget.call_started(&c.budget, now);
+    }
+
+    /// An attempt is sent.
+    #[inline]
+    pub fn sent(&mut self) {
+        self.budget.sent();
+    }
+
+    /// An attempt of a call holding `held` ended with `outcome`.
+    #[inline]
+    pub fn attempt_ended(&mut self, c: &Controls, outcome: Outcome, held: &mut u64) {
+        self.budget.attempt_ended(&c.budget, outcome, held);
+    }
+
+    /// True when the retry the strategy wants after `outcome` may go (and is then charged).
+    #[inline]
+    pub fn allow_retry(
+        &mut self,
+        c: &Controls,
+        now: SimTime,
+        outcome: Outcome,
+        held: &mut u64,
+    ) -> bool {
+        self.budget.allow_retry(&c.budget, now, outcome, held)
+    }
+
+    /// A call holding `held` ended.
+    #[inline]
+    pub fn call_ended(&mut self, c: &Controls, succeeded: bool, held: &mut u64) {
+        self.budget.call_ended(&c.budget, succeeded, held);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn refused(text: &str) -> String {
+        let e = Budget::parse(text).unwrap_err();
+        assert_eq!(e.value, text);
+        e.accepted
+    }
+
+    #[test]
+    fn budgets_parse_with_the_sources_defaults() {
+        assert_eq!(Budget::parse("none").unwrap(), Budget::None);
+        assert_eq!(
+            Budget::parse("aws-standard").unwrap(),
+            Budget::AwsStandard {
+                capacity: 500,
+                cost: 5,
+                timeout_cost: 10,
+                success_increment: 1
+            }
+        );
+        let every = [
+            "token-bucket:deposit=0.1,cost=1,capacity=5",
+            "grpc:max_tokens=10,token_ratio=0.1",
+            "aws-standard:capacity=500,cost=5,timeout_cost=10,success_increment=1",
+            "envoy:percent=20,min_concurrency=3",
+            "finagle:ttl=10s,min_per_s=10,percent=20",
+        ];
+        for text in every {
+            let budget = Budget::parse(text).unwrap();
+            assert_eq!(budget.text(), text);
+            assert_eq!(
+                Budget::parse(text.split(':').next().unwrap()).unwrap(),
+                budget
+            );
+        }
+    }
+
+    #[test]
+    fn bad_budgets_name_the_value_and_what_is_accepted() {
+        assert_eq!(
+            refused("gprc"),
+            "accepted: none, token-bucket, grpc, aws-standard, envoy, finagle"
+        );
+        let e = refused("aws-standard:capacity=0");
+        assert!(
+            e.contains("capacity=0 is out of range") && e.contains("from 1 to"),
+            "{e}"
+        );
+        let e = refused("envoy:percent=-1");
+        assert!(
+            e.contains("percent=-1") && e.contains("from 0 to 100"),
+            "{e}"
+        );
+        let e = refused("grpc:capacity=5");
+        assert!(
+            e.contains("`capacity` is a parameter of token-bucket, aws-standard, not of grpc")
+                && e.contains("grpc:max_tokens=..,token_ratio=.."),
+            "{e}"
+        );
+        let e = refused("grpc:speed=5");
+        assert!(e.contains("unknown parameter `speed`"), "{e}");
+        let e = refused("token-bucket:deposit");
+        assert!(e.contains("`deposit` is not key=value"), "{e}");
+        let e = refused("none:percent=3");
+        assert!(e.contains("none (it takes no parameters)"), "{e}");
+        assert!(refused("grpc:token_ratio=0.0004").contains("up to 3 decimals"));
+        assert!(refused("finagle:ttl=90s").contains("1s to 60s"));
+    }
+}

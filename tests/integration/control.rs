@@ -1,0 +1,119 @@
+//! Retry control through the binary: the `flaky` server and `--budget`, their refusals (one
+//! `error:` line naming the flag, the value and what is accepted; exit 2; nothing written), and
+//! results that do not depend on the thread count.
+
+use assert_cmd::Command;
+
+fn herd() -> Command {
+    Command::cargo_bin("herd-sim").unwrap()
+}
+
+#[test]
+fn bad_budgets_and_failure_rates_are_one_line_naming_the_flag() {
+    let cases: [(&[&str], &str); 7] = [
+        (
+            &["--server", "flaky", "--budget", "gprc"],
+            "error: invalid --budget: gprc; accepted: none, token-bucket, grpc, aws-standard, envoy, finagle",
+        ),
+        (
+            &["--server", "flaky", "--budget", "aws-standard:capacity=0"],
+            "error: invalid --budget: aws-standard:capacity=0; capacity=0 is out of range; accepted: capacity a whole number from 1 to",
+        ),
+        (
+            &["--server", "flaky", "--budget", "envoy:percent=-1"],
+            "error: invalid --budget: envoy:percent=-1; percent=-1 is out of range; accepted: percent from 0 to 100",
+        ),
+        (
+            &["--server", "flaky", "--budget", "grpc:capacity=5"],
+            "`capacity` is a parameter of token-bucket, aws-standard, not of grpc; accepted: grpc:max_tokens=..,token_ratio=..",
+        ),
+        (
+            &["--server", "flaky", "--failure-rate", "1.5"],
+            "error: invalid --failure-rate: 1.5; accepted: a probability from 0 to 1",
+        ),
+        (
+            &["--failure-rate", "0.2"],
+            "error: invalid --failure-rate: given for server down; it applies only to a server it configures",
+        ),
+        (
+            &["--server", "occ", "--budget", "grpc"],
+            "error: invalid --budget: grpc; accepted with any server but occ",
+        ),
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out.csv");
+    for (args, expected) in cases {
+        let output = herd().args(args).arg("--out").arg(&out).output().unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
+        assert!(stderr.contains(expected), "{args:?}: {stderr}");
+        assert!(output.stdout.is_empty() && !out.exists(), "{args:?}");
+    }
+}
+
+#[test]
+fn a_budgeted_flaky_run_is_the_same_on_one_and_two_threads() {
+    let run = |threads: &str, budget: &str| {
+        let output = herd()
+            .args([
+                "--server",
+                "flaky",
+                "--failure-rate",
+                "0.4",
+                "--clients",
+                "20",
+                "--arrivals",
+                "poisson",
+                "--rate",
+                "400/s",
+                "--duration",
+                "5s",
+                "--network-delay",
+                "exp:10ms",
+                "--strategy",
+                "naive,full-jitter",
+                "--base",
+                "10ms",
+                "--retries",
+                "3",
+                "--format",
+                "csv",
+                "--threads",
+                threads,
+                "--budget",
+                budget,
+            ])
+            .output()
+            .unwrap();
+        assert!(
+            output.status.success(),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        output.stdout
+    };
+    for budget in [
+        "none",
+        "token-bucket",
+        "grpc",
+        "aws-standard",
+        "envoy",
+        "finagle",
+    ] {
+        let one = run("1", budget);
+        assert_eq!(one, run("2", budget), "{budget}");
+        assert!(one.len() > 100, "{budget}");
+    }
+    // A budget changes the run: fewer requests than with none (retries are denied).
+    let requests = |csv: Vec<u8>| -> u64 {
+        let text = String::from_utf8(csv).unwrap();
+        let mut lines = text.lines();
+        let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+        let column = header.iter().position(|c| *c == "requests").unwrap();
+        lines
+            .map(|l| l.split(',').nth(column).unwrap().parse::<u64>().unwrap())
+            .sum()
+    };
+    assert!(requests(run("1", "grpc")) < requests(run("1", "none")));
+}
