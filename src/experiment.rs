@@ -9,8 +9,9 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::config::{Published, Scenario};
-use crate::engine::simulate;
+use crate::engine::{simulate, simulate_all};
 use crate::metrics::{Histogram, ReplicateSpread, Summary};
+use crate::overload::CallLoopResult;
 use crate::policy::Strategy;
 use crate::time::SimTime;
 
@@ -68,6 +69,10 @@ pub struct RunResult {
     pub over_replicates: Option<ReplicateSpread>,
     /// The published figures of this strategy, when the scenario carries them.
     pub published: Option<Published>,
+    /// A call-loop run's summary figures and series (replicate 0's), beside the others in
+    /// the JSON; absent on the herd paths.
+    #[serde(flatten)]
+    pub calls: Option<CallLoopResult>,
 }
 
 /// All results of one scenario, in strategy order.
@@ -90,7 +95,17 @@ pub fn run(scenario: &Scenario) -> Report {
 /// Runs one strategy of `scenario` (every replicate of it).
 pub fn run_one(scenario: &Scenario, strategy: Strategy) -> RunResult {
     let spec = scenario.replicate_spec(strategy, 0);
-    let tally = simulate(&spec, scenario.path);
+    let (tally, calls) = simulate_all(&spec, scenario.path);
+    let calls = calls.map(|totals| {
+        let o = &scenario.overload;
+        CallLoopResult::new(
+            totals,
+            o.describe_load(),
+            o.describe_client(&scenario.latency.to_string()),
+            o.describe_triggers(),
+            o.recovery_hold,
+        )
+    });
     let occ = scenario.server.is_occ();
     let over_replicates = (scenario.replicates > 1).then(|| {
         // Five numbers a replicate, not its summary or tally (the estimate counts them).
@@ -142,5 +157,6 @@ pub fn run_one(scenario: &Scenario, strategy: Strategy) -> RunResult {
         rate_limited: scenario.server.is_limited(),
         over_replicates,
         published: scenario.published_for(strategy).cloned(),
+        calls,
     }
 }

@@ -21,6 +21,7 @@ pub mod experiment;
 pub mod fixture;
 pub mod metrics;
 pub mod output;
+pub mod overload;
 pub mod policy;
 pub mod report;
 pub mod rng;

@@ -94,15 +94,36 @@ fn run_validated(file: ScenarioFile, args: &RunArgs) -> anyhow::Result<()> {
         }
         .into());
     }
-    // The memory estimate on the path now chosen, with the dense histograms a JSON report or
-    // a chart holds.
-    if Format::from(args.format) == Format::Json || args.png.is_some() || args.svg.is_some() {
+    // The memory estimate on the path now chosen, with the dense histograms and the series a
+    // JSON report, a chart or --series-out holds.
+    if Format::from(args.format) == Format::Json
+        || args.png.is_some()
+        || args.svg.is_some()
+        || args.overload.series_out.is_some()
+    {
         scenario.check_memory_with_json()?;
     } else {
         scenario.check_memory()?;
     }
+    // --series-out names a series only a call-loop run has.
+    let series_out = match &args.overload.series_out {
+        Some(path) if !scenario.run_spec(scenario.strategies[0]).uses_call_loop() => {
+            return Err(ConfigError::Invalid {
+                field: "--series-out",
+                value: path.display().to_string(),
+                accepted: "only for call-loop runs (a capacity server, --arrivals poisson, \
+                           --timeout, --network-delay, --outage or --degrade); this run has no \
+                           series"
+                    .into(),
+            }
+            .into());
+        }
+        Some(path) => Some(path),
+        None => None,
+    };
     // Fail on an unwritable path before simulating anything.
     let out = args.out.as_deref().map(create_output).transpose()?;
+    let series_out = series_out.map(|p| create_output(p)).transpose()?;
     let mut charts = Vec::new();
     for (path, flag, format) in [
         (&args.png, "--png", ImageFormat::Png),
@@ -121,6 +142,9 @@ fn run_validated(file: ScenarioFile, args: &RunArgs) -> anyhow::Result<()> {
     match out {
         Some(file) => commit(file, &bytes)?,
         None => write_stdout(&bytes)?,
+    }
+    if let Some(file) = series_out {
+        commit(file, &herd_sim::report::series_csv(&report)?)?;
     }
     if !charts.is_empty() {
         let chart = HistogramChart::from_report(&report, args.chart_scale.into());

@@ -2,11 +2,13 @@
 //! `serialize` is pure so every format can be snapshot-tested. Writing happens elsewhere
 //! ([`crate::output`] or stdout), in one place.
 
+mod calls;
 mod csv;
 mod json;
 mod table;
 mod work;
 
+pub use self::calls::{series_csv, SERIES_COLUMNS};
 pub use self::csv::CsvExporter;
 /// The columns of a run's `--format csv`, in order (`plot` recognises a run's table by them).
 pub use self::csv::COLUMNS as CSV_COLUMNS;

@@ -1,6 +1,7 @@
 //! The text table people read: one line describing the scenario, then one aligned row per
 //! strategy. Outcome columns (succeeded, gave up, last success) appear when the server
-//! recovers, since against a server that stays down every client gives up.
+//! recovers, since against a server that stays down every client gives up. Call-loop runs get
+//! their own table (`calls.rs`), work against limiters theirs (`work.rs`).
 
 use super::{seconds, Exporter, ReportError};
 use crate::experiment::Report;
@@ -14,6 +15,9 @@ impl Exporter for TableExporter {
         let Some(first) = report.results.first() else {
             return Ok(b"no results\n".to_vec());
         };
+        if super::calls::is_call_report(report) {
+            return Ok(super::calls::calls_table(report).into_bytes());
+        }
         if super::work::is_work_report(report) {
             return Ok(super::work::work_table(report).into_bytes());
         }

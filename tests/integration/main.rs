@@ -8,6 +8,7 @@ mod fixture;
 mod hardening;
 mod limiter;
 mod occ;
+mod overload;
 mod readme;
 mod shard;
 mod sweep;

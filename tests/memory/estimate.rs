@@ -103,3 +103,28 @@ fn optimistic_concurrency_on_the_event_queue() {
         4.0,
     );
 }
+
+#[test]
+fn the_call_loop_keeps_calls_in_flight_and_each_strategys_series() {
+    // A herd of calls against a capacity server after an outage: every call is in flight at
+    // once, and each strategy's result keeps its series (10 ms windows) until the report.
+    bounded(
+        "clients = 100000\nstrategy = [\"exponential\", \"full-jitter\"]\nretries = 4\n\
+         timeout = \"2s\"\noutage = \"0s..5s\"\nseries_bin = \"10ms\"\n[server]\n\
+         model = \"capacity\"\nworkers = 100\nservice_time = \"10ms\"\n",
+        Path::Auto,
+        // Measured 1.18×.
+        2.0,
+    );
+    // Open-loop load over 10 minutes: calls come and go, the series grows with time.
+    bounded(
+        "clients = 10\nstrategy = \"naive\"\nretries = 2\narrivals = \"poisson\"\n\
+         rate = \"200/s\"\nduration = \"600s\"\ntimeout = \"1s\"\nseries_bin = \"100ms\"\n\
+         [server]\nmodel = \"capacity\"\nworkers = 4\nservice_time = \"exp:10ms\"\n",
+        Path::Auto,
+        // Known to be loose: every call of the schedule is counted as in flight at once, the
+        // worst case of a collapse (an unlimited queue keeps every abandoned attempt), while
+        // this healthy run holds a few; measured 64.5×.
+        100.0,
+    );
+}

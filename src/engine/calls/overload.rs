@@ -56,3 +56,80 @@ impl Overload {
         self.triggers.last_end().max(spikes)
     }
 }
+
+/// A time as a duration since 0, as the command line writes it (`20s`, `2.5s`).
+fn at(t: SimTime) -> SimDuration {
+    SimDuration(t.as_nanos())
+}
+
+impl Overload {
+    /// The load as the command line gives it: `herd at t = 0`, or `poisson 40/s over 0s..80s,
+    /// spike 20s..25s@80/s`.
+    pub fn describe_load(&self) -> String {
+        match &self.arrivals {
+            Arrivals::Herd => "herd at t = 0".to_string(),
+            Arrivals::Poisson(s) => {
+                let mut text = format!("poisson {}/s over 0s..{}", s.base, at(s.end));
+                for spike in &s.spikes {
+                    text.push_str(&format!(
+                        ", spike {}..{}@{}/s",
+                        at(spike.from),
+                        at(spike.to),
+                        spike.rate
+                    ));
+                }
+                text
+            }
+        }
+    }
+
+    /// The triggers as the command line gives them (`spike 20s..25s@80/s, outage 0s..20s,
+    /// degrade 30s..40s@0.5`), or `none`.
+    pub fn describe_triggers(&self) -> String {
+        let mut parts: Vec<String> = match &self.arrivals {
+            Arrivals::Poisson(s) => s
+                .spikes
+                .iter()
+                .map(|spike| {
+                    format!(
+                        "spike {}..{}@{}/s",
+                        at(spike.from),
+                        at(spike.to),
+                        spike.rate
+                    )
+                })
+                .collect(),
+            Arrivals::Herd => Vec::new(),
+        };
+        parts.extend(
+            self.triggers
+                .outages
+                .iter()
+                .map(|&(from, to)| format!("outage {}..{}", at(from), at(to))),
+        );
+        parts.extend(
+            self.triggers
+                .degrades
+                .iter()
+                .map(|d| format!("degrade {}..{}@{}", at(d.from), at(d.to), d.factor)),
+        );
+        if parts.is_empty() {
+            "none".to_string()
+        } else {
+            parts.join(", ")
+        }
+    }
+
+    /// The client's side: `timeout 3s, network exp:100ms each way` (`no timeout`; without a
+    /// network delay, the round trip `latency` as given).
+    pub fn describe_client(&self, latency: &str) -> String {
+        let timeout = match self.timeout {
+            Some(t) => format!("timeout {t}"),
+            None => "no timeout".to_string(),
+        };
+        match self.network {
+            Some(d) => format!("{timeout}, network {d} each way"),
+            None => format!("{timeout}, round trip {latency}"),
+        }
+    }
+}

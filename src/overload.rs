@@ -1,0 +1,176 @@
+//! What a call-loop run reports ([`CallLoopResult`]): the summary figures of the issue's
+//! overload model in seconds and ratios, the scenario in words, and the per-window series,
+//! serialised as one array per column without copying the rows ([`Series`]). Built from the
+//! engine's [`OverloadTally`]; no formatting beyond the JSON shape, no I/O.
+
+use serde::ser::{SerializeStruct, Serializer};
+use serde::Serialize;
+
+use crate::series::{OverloadTally, SeriesRow};
+use crate::time::{SimDuration, SimTime};
+
+/// Nanoseconds as seconds.
+fn secs(ns: u64) -> f64 {
+    SimDuration(ns).as_secs_f64()
+}
+
+/// The summary and series of one strategy's call-loop run. Field names are the JSON names;
+/// they sit beside the herd summary's (`requests`, `succeeded`, `gave_up`, ...) in a result.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct CallLoopResult {
+    /// When calls start, as given: `herd at t = 0`, `poisson 40/s over 0s..80s, spike ...`.
+    pub load: String,
+    /// Timeout and network, as given: `timeout 3s, network exp:100ms each way`.
+    pub client: String,
+    /// Spikes, outages and degradations, as given, or `none`.
+    pub triggers: String,
+    /// Calls started.
+    pub calls: u64,
+    /// Attempts sent (first attempts and retries).
+    pub attempts: u64,
+    /// Attempts per call (0 without calls).
+    pub amplification: f64,
+    /// Calls that succeeded, percent of calls (0 without calls).
+    pub goodput_pct: f64,
+    /// Attempts abandoned at their timeout.
+    pub timed_out: u64,
+    /// Refusals read by their client in time (the series' `refused` summed). With
+    /// `attempts`: attempts = succeeded + timed_out + refusals_read (runs go on until nothing
+    /// is pending; a cancelling server's dropped requests time out first).
+    pub refusals_read: u64,
+    /// Answers (served or refused) that came after their attempt's timeout, ignored.
+    pub late_answers: u64,
+    /// Median send-to-answer time of the successful attempts, seconds (sketch, within 0.4 %);
+    /// `null` without successes.
+    pub latency_p50_s: Option<f64>,
+    /// 99th percentile of the same.
+    pub latency_p99_s: Option<f64>,
+    /// Mean of the same (exact).
+    pub latency_mean_s: Option<f64>,
+    /// Server time spent on answers nobody read, seconds.
+    pub abandoned_work_s: f64,
+    /// When the last trigger (spike, outage, degradation) ends, seconds; `null` without one.
+    pub trigger_end_s: Option<f64>,
+    /// Start of the first window after the last trigger from which `succeeded` stays at least
+    /// 90 % of `calls_started` (and failures at most 10 % of outcomes) for the recovery hold;
+    /// `null` when it never does ("stuck") or when the run has no trigger.
+    pub recovered_at_s: Option<f64>,
+    /// The series' window, seconds.
+    pub series_bin_s: f64,
+    /// How long the series must stay healthy to count as recovered, seconds.
+    pub recovery_hold_s: f64,
+    /// The per-window series.
+    pub series: Series,
+}
+
+impl CallLoopResult {
+    /// The result of `tally`, described by `load`, `client` and `triggers`; `hold` is the
+    /// recovery hold the run used.
+    pub fn new(
+        tally: OverloadTally,
+        load: String,
+        client: String,
+        triggers: String,
+        hold: SimDuration,
+    ) -> Self {
+        let ratio = |n: u64| {
+            if tally.calls == 0 {
+                0.0
+            } else {
+                n as f64 / tally.calls as f64
+            }
+        };
+        let latency_mean_s = (tally.calls_succeeded > 0)
+            .then(|| tally.latency_sum_ns as f64 / tally.calls_succeeded as f64 / 1e9);
+        CallLoopResult {
+            load,
+            client,
+            triggers,
+            calls: tally.calls,
+            attempts: tally.attempts,
+            amplification: ratio(tally.attempts),
+            goodput_pct: 100.0 * ratio(tally.calls_succeeded),
+            timed_out: tally.timed_out,
+            refusals_read: tally.refused,
+            late_answers: tally.late,
+            latency_p50_s: tally.latency_p50_ns.map(secs),
+            latency_p99_s: tally.latency_p99_ns.map(secs),
+            latency_mean_s,
+            abandoned_work_s: secs(tally.abandoned_work_ns),
+            trigger_end_s: tally.trigger_end.map(SimTime::as_secs_f64),
+            recovered_at_s: tally
+                .trigger_end
+                .and(tally.recovered_at)
+                .map(SimTime::as_secs_f64),
+            series_bin_s: tally.series_bin.as_secs_f64(),
+            recovery_hold_s: hold.as_secs_f64(),
+            series: Series {
+                bin: tally.series_bin,
+                rows: tally.rows,
+            },
+        }
+    }
+
+    /// True when the run has a trigger and never recovered after it.
+    pub fn stuck(&self) -> bool {
+        self.trigger_end_s.is_some() && self.recovered_at_s.is_none()
+    }
+}
+
+/// The per-window series: the rows the engine wrote (windows in which nothing happened and
+/// the server held nothing are left out; read them as zeros). Serialised as one array per
+/// column, `window_start_s` first, in window order.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Series {
+    /// The window width.
+    pub bin: SimDuration,
+    /// The windows written, in order.
+    pub rows: Vec<SeriesRow>,
+}
+
+impl Series {
+    /// When window `row` starts, seconds.
+    pub fn start_s(&self, row: &SeriesRow) -> f64 {
+        SimDuration(row.window * self.bin.as_nanos()).as_secs_f64()
+    }
+}
+
+/// One column of the series, written as a JSON array straight from the rows.
+struct Column<'a, T, F: Fn(&SeriesRow) -> T> {
+    rows: &'a [SeriesRow],
+    get: F,
+}
+
+impl<T: Serialize, F: Fn(&SeriesRow) -> T> Serialize for Column<'_, T, F> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.rows.iter().map(&self.get))
+    }
+}
+
+impl Serialize for Series {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let rows = &self.rows[..];
+        let count = |get: fn(&SeriesRow) -> u64| Column { rows, get };
+        let quantile = |get: fn(&SeriesRow) -> Option<u64>| Column {
+            rows,
+            get: move |r: &SeriesRow| get(r).map(secs),
+        };
+        let mut s = serializer.serialize_struct("Series", 10)?;
+        s.serialize_field(
+            "window_start_s",
+            &Column {
+                rows,
+                get: |r: &SeriesRow| self.start_s(r),
+            },
+        )?;
+        s.serialize_field("calls_started", &count(|r| r.calls_started))?;
+        s.serialize_field("attempts", &count(|r| r.attempts))?;
+        s.serialize_field("succeeded", &count(|r| r.succeeded))?;
+        s.serialize_field("timed_out", &count(|r| r.timed_out))?;
+        s.serialize_field("refused", &count(|r| r.refused))?;
+        s.serialize_field("in_system", &count(|r| r.in_system))?;
+        s.serialize_field("latency_p50_s", &quantile(|r| r.latency_p50_ns))?;
+        s.serialize_field("latency_p99_s", &quantile(|r| r.latency_p99_ns))?;
+        s.end()
+    }
+}

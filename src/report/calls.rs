@@ -1,0 +1,158 @@
+//! Call-loop runs in words and rows: the text table (the scenario in a few lines, then one row
+//! of summary figures per strategy) and the series as tidy CSV rows for `--series-out`. Pure
+//! formatting of a [`Report`].
+
+use super::{fixed, seconds, ReportError};
+use crate::experiment::{Report, RunResult};
+use crate::overload::CallLoopResult;
+
+/// True when the report is of call-loop runs.
+pub(super) fn is_call_report(report: &Report) -> bool {
+    report.results.iter().any(|r| r.calls.is_some())
+}
+
+/// The columns of `--series-out`, in order.
+pub const SERIES_COLUMNS: [&str; 10] = [
+    "strategy",
+    "window_start_s",
+    "calls_started",
+    "attempts",
+    "succeeded",
+    "timed_out",
+    "refused",
+    "in_system",
+    "latency_p50_s",
+    "latency_p99_s",
+];
+
+/// `recovered at`: the time, `stuck` when a run with a trigger never recovers, `-` without a
+/// trigger.
+fn recovery(c: &CallLoopResult) -> String {
+    match (c.trigger_end_s, c.recovered_at_s) {
+        (None, _) => "-".into(),
+        (Some(_), None) => "stuck".into(),
+        (Some(_), Some(t)) => seconds(t),
+    }
+}
+
+fn latency(value: Option<f64>) -> String {
+    value.map(seconds).unwrap_or_else(|| "-".into())
+}
+
+/// The whole table.
+pub(super) fn calls_table(report: &Report) -> String {
+    let first = &report.results[0];
+    let Some(c) = first.calls.as_ref() else {
+        return String::new();
+    };
+    let processes = super::counted(first.clients, "client process", "client processes");
+    let mut out = format!("load: {} ({processes})\n", c.load);
+    out.push_str(&format!(
+        "server: {}; triggers: {}\n",
+        first.server, c.triggers
+    ));
+    out.push_str(&format!(
+        "clients: {}; {}, base {}, cap {}, multiplier {}\n",
+        c.client,
+        super::counted(first.retries, "retry", "retries"),
+        seconds(first.base_s),
+        seconds(first.cap_s),
+        first.multiplier,
+    ));
+    let watched = match c.trigger_end_s {
+        Some(end) => format!(
+            "recovered: from the first window after the last trigger ends ({}) in which \
+             succeeded >= 90% of calls started, for {} in a row",
+            seconds(end),
+            seconds(c.recovery_hold_s)
+        ),
+        None => "no trigger, so no recovery time".to_string(),
+    };
+    out.push_str(&format!(
+        "series: {} windows; {watched}\n",
+        seconds(c.series_bin_s)
+    ));
+    match first.over_replicates {
+        Some(o) => out.push_str(&format!(
+            "seed {}: replicate 0 of {} (the JSON has the spread of the others)\n\n",
+            first.seed, o.replicates
+        )),
+        None => out.push_str(&format!("seed {}\n\n", first.seed)),
+    }
+    let header = [
+        "strategy",
+        "calls",
+        "attempts",
+        "amplification",
+        "goodput",
+        "timed out",
+        "refused",
+        "p50",
+        "p99",
+        "abandoned work",
+        "recovered at",
+    ];
+    let mut rows: Vec<Vec<String>> = vec![header.iter().map(|h| h.to_string()).collect()];
+    for r in &report.results {
+        let Some(c) = r.calls.as_ref() else { continue };
+        rows.push(vec![
+            r.strategy.name().to_string(),
+            c.calls.to_string(),
+            c.attempts.to_string(),
+            fixed(c.amplification, 2),
+            format!("{}%", fixed(c.goodput_pct, 1)),
+            c.timed_out.to_string(),
+            c.refusals_read.to_string(),
+            latency(c.latency_p50_s),
+            latency(c.latency_p99_s),
+            seconds(c.abandoned_work_s),
+            recovery(c),
+        ]);
+    }
+    out.push_str(&super::aligned(&rows, 1));
+    out
+}
+
+/// One result's series rows, strategy first.
+fn series_rows<'a>(
+    r: &'a RunResult,
+    c: &'a CallLoopResult,
+) -> impl Iterator<Item = [String; 10]> + 'a {
+    let strategy = r.strategy.name();
+    let quantile = |v: Option<u64>| {
+        v.map(|ns| crate::time::SimDuration(ns).as_secs_f64().to_string())
+            .unwrap_or_default()
+    };
+    c.series.rows.iter().map(move |row| {
+        [
+            strategy.to_string(),
+            c.series.start_s(row).to_string(),
+            row.calls_started.to_string(),
+            row.attempts.to_string(),
+            row.succeeded.to_string(),
+            row.timed_out.to_string(),
+            row.refused.to_string(),
+            row.in_system.to_string(),
+            quantile(row.latency_p50_ns),
+            quantile(row.latency_p99_ns),
+        ]
+    })
+}
+
+/// The series of every strategy as tidy CSV: a header ([`SERIES_COLUMNS`]), then one row per
+/// strategy and written window, strategies in report order, windows in time order. Windows
+/// left out of the series (nothing happened, the server empty) are all zeros; a latency is
+/// empty in a window without successes.
+pub fn series_csv(report: &Report) -> Result<Vec<u8>, ReportError> {
+    let mut writer = ::csv::Writer::from_writer(Vec::new());
+    let fail = |e: ::csv::Error| ReportError(e.to_string());
+    writer.write_record(SERIES_COLUMNS).map_err(fail)?;
+    for r in &report.results {
+        if let Some(c) = &r.calls {
+            for row in series_rows(r, c) {
+                writer.write_record(row).map_err(fail)?;
+            }
+        }
+    }
+    writer.into_inner().map_err(|e| ReportError(e.to_string()))
+}

@@ -1,0 +1,332 @@
+//! Integration tests of call-loop runs (issue 10's overload model) through the real binary:
+//! the table of a hand-worked case, the JSON summary and series against each other and against
+//! conservation, `--series-out` against the JSON, determinism over thread counts, and bad input.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+fn herd() -> Command {
+    Command::cargo_bin("herd-sim").unwrap()
+}
+
+fn ok(args: &[&str]) -> Vec<u8> {
+    let out = herd().args(args).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out.stdout
+}
+
+/// A busy scenario: Poisson load with a spike past capacity, 4 workers, a bounded queue that
+/// sheds, a timeout, network delay, an outage; three strategies with 2 retries.
+const BUSY: [&str; 28] = [
+    "--server",
+    "capacity",
+    "--workers",
+    "4",
+    "--service-time",
+    "exp:40ms",
+    "--queue",
+    "20",
+    "--arrivals",
+    "poisson",
+    "--rate",
+    "60/s",
+    "--duration",
+    "30s",
+    "--spike",
+    "10s..14s@200/s",
+    "--timeout",
+    "300ms",
+    "--network-delay",
+    "exp:5ms",
+    "--outage",
+    "20s..22s",
+    "--strategy",
+    "naive,full-jitter,exponential",
+    "--retries",
+    "2",
+    "--clients",
+    "8",
+];
+
+fn json(args: &[&str]) -> Value {
+    serde_json::from_slice(&ok(&[args, &["--format", "json"]].concat())).unwrap()
+}
+
+fn u(v: &Value) -> u64 {
+    v.as_u64().unwrap_or_else(|| panic!("a whole number: {v}"))
+}
+
+fn column(series: &Value, name: &str) -> Vec<u64> {
+    series[name].as_array().unwrap().iter().map(u).collect()
+}
+
+#[test]
+fn a_hand_worked_fifo_case_reads_in_the_table() {
+    // Five clients at t = 0, 2 workers of 1 s each, FIFO, timeout 2.5 s, naive, 1 retry.
+    // c0, c1 are served 0–1 s, c2, c3 1–2 s; c4 would be served 2–3 s but times out at 2.5 s
+    // (1 s of abandoned work) and its retry, sent at 2.5 s, finds the worker free since 2 s:
+    // served 2.5–3.5 s. 5 calls, 6 attempts (amplification 1.20), all succeed, 1 timeout;
+    // latencies 1, 1, 2, 2, 1 s: p50 1 s, p99 2 s, shown as the sketch's bucket midpoints
+    // (1 000 341 504 ns and 2 000 683 008 ns: 1s and 2.001s at three decimals). No trigger.
+    let out = ok(&[
+        "--clients",
+        "5",
+        "--server",
+        "capacity",
+        "--workers",
+        "2",
+        "--service-time",
+        "1s",
+        "--timeout",
+        "2.5s",
+        "--strategy",
+        "naive",
+        "--retries",
+        "1",
+    ]);
+    let text = String::from_utf8(out).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines[0], "load: herd at t = 0 (5 client processes)");
+    assert!(lines[1].starts_with("server: capacity: 2 workers, service 1s"));
+    assert!(lines[1].ends_with("; triggers: none"), "{}", lines[1]);
+    assert!(lines[2].starts_with("clients: timeout 2.5s, round trip 0s; 1 retry"));
+    let row: Vec<&str> = lines
+        .iter()
+        .find(|l| l.starts_with("naive"))
+        .unwrap()
+        .split_whitespace()
+        .collect();
+    assert_eq!(
+        row,
+        ["naive", "5", "6", "1.20", "100.0%", "1", "0", "1s", "2.001s", "1s", "-"]
+    );
+}
+
+#[test]
+fn summary_and_series_agree_and_every_attempt_is_accounted_for() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv_path = dir.path().join("series.csv");
+    let csv_arg = csv_path.to_str().unwrap();
+    let report = json(&[&BUSY[..], &["--series-out", csv_arg]].concat());
+    let results = report["results"].as_array().unwrap();
+    assert_eq!(results.len(), 3);
+    let csv = std::fs::read_to_string(&csv_path).unwrap();
+    let mut lines = csv.lines();
+    assert_eq!(
+        lines.next().unwrap(),
+        "strategy,window_start_s,calls_started,attempts,succeeded,timed_out,refused,in_system,\
+         latency_p50_s,latency_p99_s"
+    );
+    // The CSV rows, by strategy, in order.
+    let mut by_strategy: BTreeMap<String, Vec<Vec<String>>> = BTreeMap::new();
+    for line in lines {
+        let cells: Vec<String> = line.split(',').map(str::to_string).collect();
+        assert_eq!(cells.len(), 10, "{line}");
+        by_strategy.entry(cells[0].clone()).or_default().push(cells);
+    }
+    for r in results {
+        let name = r["strategy"].as_str().unwrap();
+        let (calls, attempts) = (u(&r["calls"]), u(&r["attempts"]));
+        let (succeeded, gave_up) = (u(&r["succeeded"]), u(&r["gave_up"]));
+        let (timed_out, refused) = (u(&r["timed_out"]), u(&r["refusals_read"]));
+        // Runs go on until nothing is pending: every attempt ends one of three ways, every
+        // call one of two.
+        assert_eq!(attempts, succeeded + timed_out + refused, "{name}");
+        assert_eq!(calls, succeeded + gave_up, "{name}");
+        // The spike (200/s against 4 / 40 ms = 100/s) and the outage leave marks.
+        assert!(timed_out > 0 && refused > 0 && calls > 1500, "{name}: {r}");
+        // Refusals read in time are at most the server's refusals (a refusal can also come
+        // back after its timeout, read as late).
+        assert!(refused <= u(&r["refused"]));
+        assert_eq!(r["requests"], r["attempts"], "{name}");
+        let amplification = r["amplification"].as_f64().unwrap();
+        // serde_json reads floats to within an ulp, not always exactly.
+        assert!((amplification - attempts as f64 / calls as f64).abs() < 1e-12);
+        let goodput = r["goodput_pct"].as_f64().unwrap();
+        assert!((goodput - 100.0 * succeeded as f64 / calls as f64).abs() < 1e-9);
+        // The series sums to the summary.
+        let series = &r["series"];
+        for (col, total) in [
+            ("calls_started", calls),
+            ("attempts", attempts),
+            ("succeeded", succeeded),
+            ("timed_out", timed_out),
+            ("refused", refused),
+        ] {
+            assert_eq!(
+                column(series, col).iter().sum::<u64>(),
+                total,
+                "{name} {col}"
+            );
+        }
+        // Windows are 1 s, in order, and the server is empty at the end.
+        let starts: Vec<f64> = series["window_start_s"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_f64().unwrap())
+            .collect();
+        assert!(starts.windows(2).all(|w| w[0] < w[1]));
+        assert!(starts.iter().all(|s| s.fract() == 0.0));
+        assert_eq!(*column(series, "in_system").last().unwrap(), 0);
+        // The outage [20 s, 22 s): the windows starting at 20 and 21 s hold no success of an
+        // attempt sent then (timeout 300 ms), and refusals.
+        let at = |s: f64| starts.iter().position(|&x| x == s).unwrap();
+        assert!(column(series, "refused")[at(20.0)] > 0);
+        // The CSV holds the same rows as the JSON, value for value.
+        let rows = &by_strategy[name];
+        assert_eq!(rows.len(), starts.len(), "{name}");
+        for (i, row) in rows.iter().enumerate() {
+            assert_eq!(row[1].parse::<f64>().unwrap(), starts[i]);
+            for (c, col) in [
+                "calls_started",
+                "attempts",
+                "succeeded",
+                "timed_out",
+                "refused",
+                "in_system",
+            ]
+            .iter()
+            .enumerate()
+            {
+                assert_eq!(row[2 + c].parse::<u64>().unwrap(), column(series, col)[i]);
+            }
+            for (c, col) in ["latency_p50_s", "latency_p99_s"].iter().enumerate() {
+                let json = &series[*col][i];
+                match json.as_f64() {
+                    Some(v) => assert_eq!(row[8 + c].parse::<f64>().unwrap(), v),
+                    None => assert_eq!(row[8 + c], "", "{name} {col} {i}"),
+                }
+            }
+            // A latency exists exactly when something succeeded in the window.
+            assert_eq!(
+                series["latency_p50_s"][i].is_null(),
+                column(series, "succeeded")[i] == 0
+            );
+        }
+        // With a trigger, recovery is a time after its end or null ("stuck").
+        assert_eq!(r["trigger_end_s"], 22.0);
+        if let Some(t) = r["recovered_at_s"].as_f64() {
+            assert!(t >= 22.0 && t.fract() == 0.0);
+        }
+    }
+}
+
+#[test]
+fn same_seed_same_bytes_for_one_and_two_threads() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |threads: &str| {
+        let path = dir.path().join(format!("s{threads}.csv"));
+        let out = ok(&[
+            &BUSY[..],
+            &[
+                "--format",
+                "json",
+                "--threads",
+                threads,
+                "--series-out",
+                path.to_str().unwrap(),
+            ],
+        ]
+        .concat());
+        (out, std::fs::read(&path).unwrap())
+    };
+    let one = run("1");
+    assert_eq!(one, run("2"));
+    let table = |threads: &str| ok(&[&BUSY[..], &["--threads", threads]].concat());
+    assert_eq!(table("1"), table("2"));
+}
+
+/// Runs `args` writing into an empty folder; expects one `error:` line naming `flag`, exit 2,
+/// nothing on stdout and nothing written.
+fn refused(args: &[&str], flag: &str) {
+    let dir = tempfile::tempdir().unwrap();
+    let out_path = dir.path().join("out/report.json");
+    let series = dir.path().join("out/series.csv");
+    let out = herd()
+        .args(args)
+        .args(["--out", out_path.to_str().unwrap()])
+        .args(["--series-out", series.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+    assert!(out.stdout.is_empty(), "{args:?}");
+    assert!(stderr.starts_with("error:"), "{stderr}");
+    assert_eq!(stderr.trim_end().lines().count(), 1, "{args:?}: {stderr}");
+    assert!(stderr.contains(flag), "{flag} in {stderr}");
+    let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+    assert!(left.is_empty(), "{args:?} wrote {left:?}");
+    assert!(!Path::new(&out_path).exists());
+}
+
+#[test]
+fn the_issues_bad_input_is_refused_in_one_line() {
+    let cap = ["--server", "capacity"];
+    let poisson = [
+        "--arrivals",
+        "poisson",
+        "--rate",
+        "40/s",
+        "--duration",
+        "80s",
+    ];
+    refused(&[&cap[..], &["--workers", "0"]].concat(), "--workers");
+    refused(
+        &[
+            "--arrivals",
+            "poisson",
+            "--rate",
+            "0/s",
+            "--duration",
+            "10s",
+        ],
+        "--rate",
+    );
+    refused(
+        &[
+            "--arrivals",
+            "poisson",
+            "--rate",
+            "-5/s",
+            "--duration",
+            "10s",
+        ],
+        "--rate",
+    );
+    refused(
+        &[&poisson[..], &["--spike", "90s..95s@80/s"]].concat(),
+        "--spike",
+    );
+    refused(
+        &[&poisson[..], &["--spike", "70s..90s@80/s"]].concat(),
+        "--spike",
+    );
+    refused(
+        &[&poisson[..], &["--spike", "25s..20s@80/s"]].concat(),
+        "--spike",
+    );
+    refused(
+        &[&poisson[..], &["--spike", "20s..20s@80/s"]].concat(),
+        "--spike",
+    );
+    refused(&["--timeout", "0s"], "--timeout");
+    refused(&["--server", "down", "--workers", "4"], "--workers");
+    refused(
+        &["--server", "token-bucket", "--service-time", "10ms"],
+        "--service-time",
+    );
+    refused(
+        &[&cap[..], &["--latency", "100ms", "--network-delay", "10ms"]].concat(),
+        "--network-delay",
+    );
+    // A series only a call-loop run has: a plain herd against `down` has none.
+    refused(&["--clients", "5"], "--series-out");
+}
