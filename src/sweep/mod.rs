@@ -37,6 +37,8 @@ use crate::config::{
 };
 use crate::experiment::run_one;
 use crate::metrics::{Summary, Tally};
+use crate::overload::CallLoopResult;
+use crate::policy::Strategy;
 use crate::rng::derive_seed;
 use crate::time::SimDuration;
 
@@ -204,8 +206,11 @@ pub struct Plan {
     /// Effective value of each parameter in the default scenario: left out of seed labels.
     defaults: Vec<String>,
     metrics: Vec<String>,
-    /// Some cell runs the `occ` server: every row then has the `attempts` metric.
+    /// Some cell runs the `occ` server or the call loop: every row then has the `attempts`
+    /// metric.
     attempts: bool,
+    /// Some cell runs the call loop: every row then has its metrics ([`CALL_METRICS`]).
+    calls: bool,
     /// The rows of the grid this process runs, as row `span.start + i` of the grid for its
     /// row `i`: the whole grid, or one shard's block (see [`shard`]).
     span: std::ops::Range<u64>,
@@ -277,23 +282,31 @@ impl Plan {
                 .collect(),
             metrics: Vec::new(),
             attempts: false,
+            calls: false,
             span: 0..match spec.layout {
                 Layout::Tidy => cells * spec.seeds,
                 Layout::Aggregate => cells,
             },
         };
-        let mut attempts = false;
+        let (mut attempts, mut calls) = (false, false);
         // Every row runs one strategy once: a cell costs its requests per run, once a seed.
         let mut requests: u128 = 0;
         for cell in 0..cells {
             let scenario = plan.cell_scenario(cell)?;
-            attempts |= scenario.server.is_occ();
+            let call_loop = scenario.run_spec(scenario.strategies[0]).uses_call_loop();
+            attempts |= scenario.server.is_occ() || call_loop;
+            calls |= call_loop;
             requests += scenario.requests_per_run() * u128::from(plan.seeds);
         }
         check_requests(requests, spec.max_requests)?;
+        let mut metrics = metric_names(attempts);
+        if calls {
+            metrics.extend(CALL_METRICS.iter().map(|m| m.to_string()));
+        }
         Ok(Plan {
-            metrics: metric_names(attempts),
+            metrics,
             attempts,
+            calls,
             ..plan
         })
     }
@@ -428,18 +441,13 @@ impl Plan {
         let (mut fields, mut scenario) = self.keyed(row)?;
         let strategy = scenario.strategies[0];
         match self.layout {
-            Layout::Tidy => {
-                let mut summary = run_one(&scenario, strategy).summary;
-                summary.attempts = self.attempts.then_some(summary.requests);
-                fields.extend(metric_values(&summary));
-            }
+            Layout::Tidy => fields.extend(self.run_metrics(&scenario, strategy)),
             Layout::Aggregate => {
                 let mut columns: Vec<Vec<f64>> = vec![Vec::new(); self.metrics.len()];
                 for replicate in 0..self.seeds {
                     scenario.seed = self.seed_of(&scenario, replicate);
-                    let mut summary = run_one(&scenario, strategy).summary;
-                    summary.attempts = self.attempts.then_some(summary.requests);
-                    for (column, value) in columns.iter_mut().zip(metric_values(&summary)) {
+                    let values = self.run_metrics(&scenario, strategy);
+                    for (column, value) in columns.iter_mut().zip(values) {
                         // Empty (a metric that did not apply to this seed) is left out.
                         if let Ok(number) = value.parse::<f64>() {
                             column.push(number);
@@ -453,6 +461,60 @@ impl Plan {
         }
         Ok(fields)
     }
+}
+
+impl Plan {
+    /// Runs `strategy` of `scenario` once and returns its metric fields, in column order.
+    fn run_metrics(&self, scenario: &Scenario, strategy: Strategy) -> Vec<String> {
+        let result = run_one(scenario, strategy);
+        let mut summary = result.summary;
+        summary.attempts = self.attempts.then_some(summary.requests);
+        let mut values = metric_values(&summary);
+        if self.calls {
+            values.extend(call_metric_values(result.calls.as_ref()));
+        }
+        values
+    }
+}
+
+/// The metric columns a call-loop run adds (after [`Summary`]'s and `attempts`), in order.
+/// `recovered_at_s` is empty when the run has no trigger or never recovers; `stuck` is 1 when
+/// it has a trigger and never recovers, 0 when it recovers, empty without a trigger, so its
+/// aggregate mean is the fraction of seeds that never recover (a collapse probability).
+pub const CALL_METRICS: [&str; 10] = [
+    "calls",
+    "amplification",
+    "goodput_pct",
+    "timed_out",
+    "refusals_read",
+    "latency_p50_s",
+    "latency_p99_s",
+    "abandoned_work_s",
+    "recovered_at_s",
+    "stuck",
+];
+
+/// The fields of [`CALL_METRICS`] for one run (all empty for a run off the call loop).
+pub fn call_metric_values(calls: Option<&CallLoopResult>) -> Vec<String> {
+    let Some(c) = calls else {
+        return vec![String::new(); CALL_METRICS.len()];
+    };
+    let optional = |v: Option<f64>| v.map(|v| v.to_string()).unwrap_or_default();
+    vec![
+        c.calls.to_string(),
+        c.amplification.to_string(),
+        c.goodput_pct.to_string(),
+        c.timed_out.to_string(),
+        c.refusals_read.to_string(),
+        optional(c.latency_p50_s),
+        optional(c.latency_p99_s),
+        c.abandoned_work_s.to_string(),
+        optional(c.recovered_at_s),
+        match c.trigger_end_s {
+            None => String::new(),
+            Some(_) => u8::from(c.stuck()).to_string(),
+        },
+    ]
 }
 
 /// The metric columns: the fields of [`Summary`] in declaration order, so a metric added there

@@ -8,10 +8,15 @@
 //! follow from it. Stepped ranges are computed in integers (nanoseconds, billionths), so
 //! `100ms..1s step 100ms` ends exactly at 1 s and `1..2 step 0.1` exactly at 2. No I/O here.
 
-use crate::config::{LatencyText, LimiterRule, Scenario, ScenarioFile, ServerModel, StrategyList};
+use crate::config::{
+    Bound, DistText, IntervalText, Intervals, LatencyText, LimiterRule, RateText, Scenario,
+    ScenarioFile, ServerModel, StrategyList,
+};
 use crate::engine::{Latency, Work};
 use crate::policy::Strategy;
+use crate::server::CapacityRule;
 use crate::time::{parse_duration, SimDuration};
+use crate::workload::{Arrivals, Dist};
 
 use super::SweepError;
 
@@ -132,7 +137,7 @@ fn server_file(file: &mut ScenarioFile) -> &mut crate::config::ServerFile {
 /// Every parameter a sweep can vary, in grid order: the first varies slowest, the last
 /// fastest (the README lists them). Strategy comes first so that a sweep's rows group by
 /// strategy.
-pub static PARAMETERS: [Parameter; 18] = [
+pub static PARAMETERS: [Parameter; 25] = [
     Parameter {
         name: "strategy",
         column: "strategy",
@@ -314,7 +319,119 @@ pub static PARAMETERS: [Parameter; 18] = [
             uniform => uniform.to_string(),
         },
     },
+    Parameter {
+        name: "rate",
+        column: "rate_per_s",
+        kind: Kind::Decimal,
+        help: "Poisson arrivals: total calls per second outside spikes, e.g. 10..90 step 10",
+        set: |f, v| f.rate = Some(RateText(v.decimal())),
+        get: |s| match &s.overload.arrivals {
+            Arrivals::Poisson(schedule) => schedule.base.to_string(),
+            Arrivals::Herd => String::new(),
+        },
+    },
+    Parameter {
+        name: "spike-rate",
+        column: "spike_rate_per_s",
+        kind: Kind::Decimal,
+        help: "Poisson arrivals: the rate of every spike the scenario has, e.g. 60,80,100",
+        set: |f, v| {
+            if let Some(spikes) = &mut f.spike {
+                for spike in &mut spikes.0 {
+                    let rate = format!("{}/s", v.decimal());
+                    spike.text = format!("{}..{}@{rate}", spike.from, spike.to);
+                    spike.value = Some(rate);
+                }
+            }
+        },
+        get: |s| match &s.overload.arrivals {
+            Arrivals::Poisson(schedule) => schedule
+                .spikes
+                .iter()
+                .map(|spike| spike.rate.to_string())
+                .collect::<Vec<_>>()
+                .join(" "),
+            Arrivals::Herd => String::new(),
+        },
+    },
+    Parameter {
+        name: "workers",
+        column: "workers",
+        kind: Kind::Whole,
+        help: "Capacity server: requests in service at once, e.g. 50,100,200",
+        set: |f, v| server_file(f).workers = Some(Bound(Some(u32_of(v)))),
+        get: |s| capacity_rule(s).map_or(String::new(), |r| Bound(r.workers).to_string()),
+    },
+    Parameter {
+        name: "service-time",
+        column: "service_time_s",
+        kind: Kind::Duration,
+        help: "Capacity server: a fixed service time, e.g. 10ms,50ms",
+        set: |f, v| server_file(f).service_time = Some(DistText(Dist::Fixed(v.duration()))),
+        get: |s| match capacity_rule(s).map(|r| r.service) {
+            Some(Dist::Fixed(d)) => seconds(d),
+            // Only a base scenario can set a random service time; written as configs write it.
+            Some(other) => other.to_string(),
+            None => String::new(),
+        },
+    },
+    Parameter {
+        name: "queue",
+        column: "queue",
+        kind: Kind::Whole,
+        help: "Capacity server: requests waiting for a worker at most, e.g. 10,100",
+        set: |f, v| server_file(f).queue = Some(Bound(Some(u32_of(v)))),
+        get: |s| capacity_rule(s).map_or(String::new(), |r| Bound(r.queue).to_string()),
+    },
+    Parameter {
+        name: "timeout",
+        column: "timeout_s",
+        kind: Kind::Duration,
+        help: "Client timeout per attempt, e.g. 500ms..3s step 500ms",
+        set: |f, v| f.timeout = Some(v.duration()),
+        get: |s| s.overload.timeout.map_or(String::new(), seconds),
+    },
+    Parameter {
+        name: "outage",
+        column: "outage_s",
+        kind: Kind::Duration,
+        help: "An outage from 0 to D replacing the scenario's outages, e.g. 10s,20s,30s",
+        set: |f, v| {
+            let text = format!("0s..{}", v.duration());
+            f.outage = Some(Intervals(vec![IntervalText {
+                from: SimDuration::ZERO,
+                to: v.duration(),
+                value: None,
+                text,
+            }]));
+        },
+        get: |s| match s.overload.triggers.outages[..] {
+            [] => String::new(),
+            [(from, to)] if from.as_nanos() == 0 => seconds(SimDuration(to.as_nanos())),
+            ref many => many
+                .iter()
+                .map(|(from, to)| {
+                    format!(
+                        "{}..{}",
+                        SimDuration(from.as_nanos()),
+                        SimDuration(to.as_nanos())
+                    )
+                })
+                .collect::<Vec<_>>()
+                .join(" "),
+        },
+    },
 ];
+
+fn capacity_rule(scenario: &Scenario) -> Option<CapacityRule> {
+    match scenario.server {
+        ServerModel::Capacity(r) => Some(r),
+        ServerModel::Down { .. }
+        | ServerModel::Occ
+        | ServerModel::Limited(_)
+        | ServerModel::Flaky(_) => None,
+    }
+}
 
 /// The rule of a token bucket; `None` for other servers.
 fn token_rule(scenario: &Scenario) -> Option<crate::server::TokenBucketRule> {

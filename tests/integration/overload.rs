@@ -330,3 +330,152 @@ fn the_issues_bad_input_is_refused_in_one_line() {
     // A series only a call-loop run has: a plain herd against `down` has none.
     refused(&["--clients", "5"], "--series-out");
 }
+
+/// A parsed CSV: header and rows of fields (no quoted fields in these sweeps).
+fn table(bytes: &[u8]) -> (Vec<String>, Vec<Vec<String>>) {
+    let text = String::from_utf8(bytes.to_vec()).unwrap();
+    let mut lines = text.lines();
+    let header = lines.next().unwrap().split(',').map(String::from).collect();
+    let rows = lines
+        .map(|l| l.split(',').map(String::from).collect())
+        .collect();
+    (header, rows)
+}
+
+fn field<'a>(header: &[String], row: &'a [String], name: &str) -> &'a str {
+    let i = header
+        .iter()
+        .position(|h| h == name)
+        .unwrap_or_else(|| panic!("no column {name}"));
+    &row[i]
+}
+
+/// A small collapse as a base scenario: 1 worker of 100 ms (10/s), Poisson 4/s with a spike
+/// to 30/s over [5 s, 10 s), timeout 1 s, 2 naive retries, 30 s of calls.
+const SMALL: &str = "clients = 2\nstrategy = \"naive\"\nretries = 2\nseed = 7\n\
+    arrivals = \"poisson\"\nrate = \"4/s\"\nduration = \"30s\"\nspike = \"5s..10s@30/s\"\n\
+    timeout = \"1s\"\n[server]\nmodel = \"capacity\"\nservice_time = \"100ms\"\n";
+
+/// `herd-sim sweep --config (SMALL) ARGS`.
+fn small_sweep(args: &[&str]) -> Vec<u8> {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("small.toml");
+    std::fs::write(&config, SMALL).unwrap();
+    let mut all = vec!["sweep", "--quiet", "--config", config.to_str().unwrap()];
+    all.extend(args);
+    ok(&all)
+}
+
+const GRID: [&str; 8] = [
+    "--workers",
+    "1,4",
+    "--rate",
+    "2,6",
+    "--timeout",
+    "500ms,1s",
+    "--seeds",
+    "4",
+];
+
+#[test]
+fn a_sweep_varies_the_overload_parameters_and_reports_the_call_metrics() {
+    let (header, rows) = table(&small_sweep(&GRID));
+    // 2 × 2 × 2 cells × 4 seeds.
+    assert_eq!(rows.len(), 32);
+    let mut stuck_by_cell: BTreeMap<(String, String, String), Vec<f64>> = BTreeMap::new();
+    for row in &rows {
+        let f = |name: &str| field(&header, row, name);
+        let n = |name: &str| f(name).parse::<u64>().unwrap();
+        // The parameters land in their columns, as the scenario has them.
+        assert!(["1", "4"].contains(&f("workers")));
+        assert!(["2", "6"].contains(&f("rate_per_s")));
+        assert!(["0.5", "1"].contains(&f("timeout_s")));
+        assert_eq!(f("service_time_s"), "0.1");
+        assert_eq!(f("spike_rate_per_s"), "30");
+        assert_eq!(f("queue"), "unlimited");
+        assert_eq!(f("outage_s"), "");
+        // The call metrics obey conservation, row by row.
+        assert_eq!(n("calls"), n("succeeded") + n("gave_up"));
+        assert_eq!(n("attempts"), n("requests"));
+        assert_eq!(
+            n("attempts"),
+            n("succeeded") + n("timed_out") + n("refusals_read")
+        );
+        // Recovered exactly when not stuck, and never before the spike ends.
+        assert_eq!(f("recovered_at_s").is_empty(), f("stuck") == "1", "{row:?}");
+        if !f("recovered_at_s").is_empty() {
+            assert!(f("recovered_at_s").parse::<f64>().unwrap() >= 10.0);
+        }
+        stuck_by_cell
+            .entry((
+                f("workers").into(),
+                f("rate_per_s").into(),
+                f("timeout_s").into(),
+            ))
+            .or_default()
+            .push(f("stuck").parse().unwrap());
+    }
+    // The aggregate's stuck_mean is the fraction of seeds that never recovered.
+    let (header, rows) = table(&small_sweep(&[&GRID[..], &["--aggregate"]].concat()));
+    assert_eq!(rows.len(), 8);
+    for row in &rows {
+        let key = (
+            field(&header, row, "workers").to_string(),
+            field(&header, row, "rate_per_s").to_string(),
+            field(&header, row, "timeout_s").to_string(),
+        );
+        let values = &stuck_by_cell[&key];
+        let fraction = values.iter().sum::<f64>() / values.len() as f64;
+        let mean: f64 = field(&header, row, "stuck_mean").parse().unwrap();
+        assert!((mean - fraction).abs() < 1e-12, "{key:?}");
+    }
+}
+
+#[test]
+fn an_outage_sweep_replaces_the_scenarios_outages() {
+    // 50 clients at t = 0, fixed 1 s waits, 3 retries, 10 workers of 10 ms, timeout 1 s.
+    // The swept outage [0, D) refuses the attempts at 0, 1, …, D − 1 s; the one at D s is
+    // served (50 requests on 10 workers: done by 50 ms, inside the timeout). So D = 1 s:
+    // 100 attempts, 50 refused; D = 3 s: 200 attempts, 150 refused. All 50 calls succeed, in
+    // the window starting at D, which is healthy: recovered at D.
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("outage.toml");
+    std::fs::write(
+        &config,
+        "clients = 50\nstrategy = \"fixed\"\nretries = 3\nbase = \"1s\"\ntimeout = \"1s\"\n\
+         outage = \"0s..10s\"\n[server]\nmodel = \"capacity\"\nworkers = 10\n\
+         service_time = \"10ms\"\n",
+    )
+    .unwrap();
+    let (header, rows) = table(&ok(&[
+        "sweep",
+        "--quiet",
+        "--config",
+        config.to_str().unwrap(),
+        "--outage",
+        "1s,3s",
+    ]));
+    let got: Vec<Vec<&str>> = rows
+        .iter()
+        .map(|row| {
+            [
+                "outage_s",
+                "attempts",
+                "refusals_read",
+                "succeeded",
+                "recovered_at_s",
+                "stuck",
+            ]
+            .iter()
+            .map(|name| field(&header, row, name))
+            .collect()
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ["1", "100", "50", "50", "1", "0"],
+            ["3", "200", "150", "50", "3", "0"]
+        ]
+    );
+}
