@@ -479,3 +479,91 @@ fn an_outage_sweep_replaces_the_scenarios_outages() {
         ]
     );
 }
+
+/// Wilson's 95 % interval for `k` successes in `n` trials.
+fn wilson(k: u64, n: u64) -> (f64, f64) {
+    let z = 1.959_963_984_540_054_f64;
+    let (k, n) = (k as f64, n as f64);
+    let p = k / n;
+    let d = 1.0 + z * z / n;
+    let centre = (p + z * z / (2.0 * n)) / d;
+    let half = z * (p * (1.0 - p) / n + z * z / (4.0 * n * n)).sqrt() / d;
+    (centre - half, centre + half)
+}
+
+/// `herd-sim sweep --config CONFIG --aggregate` as rows of (strategy, retries, rate, seeds
+/// stuck, seeds).
+fn stuck_counts(config: &str) -> Vec<(String, String, String, u64, u64)> {
+    let (header, rows) = table(&ok(&[
+        "sweep",
+        "--config",
+        config,
+        "--aggregate",
+        "--quiet",
+    ]));
+    rows.iter()
+        .map(|row| {
+            let f = |name: &str| field(&header, row, name).to_string();
+            let seeds: u64 = f("seeds").parse().unwrap();
+            let stuck = (f("stuck_mean").parse::<f64>().unwrap() * seeds as f64).round() as u64;
+            (f("strategy"), f("retries"), f("rate_per_s"), stuck, seeds)
+        })
+        .collect()
+}
+
+fn readme() -> String {
+    std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap()
+}
+
+/// Asserts the README holds `sentence` (line breaks in the README read as spaces).
+fn readme_says(sentence: &str) {
+    let text = readme().split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(text.contains(sentence), "the README should say: {sentence}");
+}
+
+#[test]
+fn the_readmes_collapse_probabilities_are_the_sweeps() {
+    let parts: Vec<String> = stuck_counts("configs/collapse-spike.toml")
+        .into_iter()
+        .map(|(strategy, _, _, k, n)| {
+            let (low, high) = wilson(k, n);
+            format!(
+                "{strategy} never recovers on {k} of {n} seeds (collapse probability {:.3}, \
+                 {low:.3}–{high:.3})",
+                k as f64 / n as f64
+            )
+        })
+        .collect();
+    readme_says(&parts.join(" and "));
+}
+
+#[test]
+fn the_readmes_metastable_band_is_the_sweeps() {
+    let mut parts = Vec::new();
+    let rows = stuck_counts("configs/metastable-steps.toml");
+    for retries in ["0", "2"] {
+        // Consecutive rates with the same count, as `k of n at R1, R2 and R3/s`.
+        let mut groups: Vec<(u64, u64, Vec<String>)> = Vec::new();
+        for (_, _, rate, k, n) in rows.iter().filter(|row| row.1 == retries) {
+            match groups.last_mut() {
+                Some((gk, _, rates)) if gk == k => rates.push(rate.clone()),
+                _ => groups.push((*k, *n, vec![rate.clone()])),
+            }
+        }
+        let text: Vec<String> = groups
+            .iter()
+            .map(|(k, n, rates)| {
+                let listed = match rates.len() {
+                    1 => rates[0].clone(),
+                    len => format!("{} and {}", rates[..len - 1].join(", "), rates[len - 1]),
+                };
+                format!("{k} of {n} at {listed}/s")
+            })
+            .collect();
+        parts.push(format!(
+            "with {retries} retries the seeds that stay down are {}",
+            text.join("; ")
+        ));
+    }
+    readme_says(&parts.join("; "));
+}
