@@ -998,6 +998,8 @@ impl RunArgs {
             series_bin: o.series_bin,
             recovery_hold: o.recovery_hold,
             budget: self.control.budget.clone(),
+            breaker: self.control.breaker.clone(),
+            throttle: self.control.throttle.clone(),
         }
     }
 }
@@ -1112,6 +1114,19 @@ pub struct ControlArgs {
     /// [default: none].
     #[arg(long, value_name = "NAME[:K=V,..]", allow_hyphen_values = true)]
     pub budget: Option<String>,
+
+    /// Circuit breaker of each client process: none, retries[:ratio=0.1,window=all] (retries
+    /// stop while failed attempts / calls exceed the ratio), or
+    /// calls[:ratio=0.5,window=10s,min_calls=20,open=5s] (closed, open, half-open)
+    /// [default: none].
+    #[arg(long, value_name = "NAME[:K=V,..]", allow_hyphen_values = true)]
+    pub breaker: Option<String>,
+
+    /// Adaptive throttle of each client process: none, or sre[:k=2,window=2m] (Google SRE
+    /// client-side throttling: reject locally with probability
+    /// max(0, (requests - k*accepts)/(requests + 1))) [default: none].
+    #[arg(long, value_name = "NAME[:K=V,..]", allow_hyphen_values = true)]
+    pub throttle: Option<String>,
 }
 
 #[cfg(test)]

@@ -304,6 +304,9 @@ pub struct OverloadTally {
     pub trigger_end: Option<SimTime>,
     /// Retries a strategy wanted that the process's retry control denied (each ends its call).
     pub retries_denied: u64,
+    /// Calls that ended rejected locally, without a request for the attempt they were to
+    /// send (an open circuit breaker, an adaptive throttle).
+    pub calls_rejected_locally: u64,
 }
 
 #[cfg(test)]

@@ -43,7 +43,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 use crate::engine::{Latency, NetworkDelay, Overload, Path, RunSpec, Work, STUDY_NETWORK};
-use crate::policy::control::{Budget, Controls};
+use crate::policy::control::{Breaker, Budget, Controls, SpecError, Throttle};
 use crate::policy::{Backoff, Policy, Strategy, UnknownStrategy};
 use crate::time::{SimDuration, NANOS_PER_SEC};
 
@@ -150,21 +150,48 @@ pub(crate) fn choose<T: Copy>(
         })
 }
 
-/// The retry controls as written, validated: any but `occ` (whose clients make one write
-/// each, outside the call loop).
-fn controls(budget: Option<&str>, server: &ServerModel) -> Result<Controls, ConfigError> {
-    let budget = match budget {
-        None => Budget::None,
-        Some(text) => Budget::parse(text).map_err(|e| invalid("--budget", e.value, e.accepted))?,
+/// The retry controls as written, validated: any server but `occ` (whose clients make one
+/// write each, outside the call loop).
+fn controls(file: &ScenarioFile, server: &ServerModel) -> Result<Controls, ConfigError> {
+    let named = |field: &'static str| move |e: SpecError| invalid(field, e.value, e.accepted);
+    let controls = Controls {
+        budget: match file.budget.as_deref() {
+            Some(t) => Budget::parse(t).map_err(named("--budget"))?,
+            None => Budget::None,
+        },
+        breaker: match file.breaker.as_deref() {
+            Some(t) => Breaker::parse(t).map_err(named("--breaker"))?,
+            None => Breaker::None,
+        },
+        throttle: match file.throttle.as_deref() {
+            Some(t) => Throttle::parse(t).map_err(named("--throttle"))?,
+            None => Throttle::None,
+        },
     };
-    if budget != Budget::None && server.is_occ() {
-        return Err(invalid(
-            "--budget",
-            budget.name(),
-            "accepted with any server but occ",
-        ));
+    if server.is_occ() {
+        for (field, set, name) in [
+            (
+                "--budget",
+                controls.budget != Budget::None,
+                controls.budget.name(),
+            ),
+            (
+                "--breaker",
+                controls.breaker != Breaker::None,
+                controls.breaker.name(),
+            ),
+            (
+                "--throttle",
+                controls.throttle != Throttle::None,
+                controls.throttle.name(),
+            ),
+        ] {
+            if set {
+                return Err(invalid(field, name, "accepted with any server but occ"));
+            }
+        }
     }
-    Ok(Controls { budget })
+    Ok(controls)
 }
 
 /// A scenario as the user wrote it, before defaults and validation. Every key of a config
@@ -229,6 +256,10 @@ pub struct ScenarioFile {
     pub recovery_hold: Option<SimDuration>,
     /// Retry budget per client process, `NAME[:key=value,...]` (`--budget`).
     pub budget: Option<String>,
+    /// Circuit breaker per client process (`--breaker`).
+    pub breaker: Option<String>,
+    /// Adaptive throttle per client process (`--throttle`).
+    pub throttle: Option<String>,
 }
 
 impl ScenarioFile {
@@ -290,6 +321,8 @@ impl ScenarioFile {
             series_bin: over.series_bin.or(self.series_bin),
             recovery_hold: over.recovery_hold.or(self.recovery_hold),
             budget: over.budget.or(self.budget),
+            breaker: over.breaker.or(self.breaker),
+            throttle: over.throttle.or(self.throttle),
         }
     }
 
@@ -403,7 +436,7 @@ impl ScenarioFile {
             }
             (items, None) => Work::Items(items.unwrap_or(1)),
         };
-        let controls = controls(self.budget.as_deref(), &server)?;
+        let controls = controls(&whole, &server)?;
         let replicates = self.replicates.unwrap_or(1);
         if replicates == 0 {
             return Err(invalid(

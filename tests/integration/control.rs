@@ -10,7 +10,19 @@ fn herd() -> Command {
 
 #[test]
 fn bad_budgets_and_failure_rates_are_one_line_naming_the_flag() {
-    let cases: [(&[&str], &str); 7] = [
+    let cases: [(&[&str], &str); 10] = [
+        (
+            &["--server", "flaky", "--breaker", "retries:ratio=1.5"],
+            "error: invalid --breaker: retries:ratio=1.5; ratio=1.5 is out of range; accepted: ratio above 0 and at most 1",
+        ),
+        (
+            &["--server", "flaky", "--breaker", "retries:open=5s"],
+            "`open` is a parameter of calls, not of retries",
+        ),
+        (
+            &["--server", "flaky", "--throttle", "adaptive"],
+            "error: invalid --throttle: adaptive; accepted: none, sre",
+        ),
         (
             &["--server", "flaky", "--budget", "gprc"],
             "error: invalid --budget: gprc; accepted: none, token-bucket, grpc, aws-standard, envoy, finagle",

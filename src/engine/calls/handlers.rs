@@ -3,7 +3,7 @@
 
 use rand::RngCore;
 
-use crate::policy::control::Outcome;
+use crate::policy::control::{CallEnd, Outcome};
 use crate::policy::{Decision, Hints};
 use crate::server::{Admission, Job, Response, Server};
 use crate::time::{SimDuration, SimTime};
@@ -36,10 +36,8 @@ impl Loop<'_> {
             previous: self.spec.policy.backoff.base,
             sent: now,
             held: 0,
+            trial: false,
         };
-        if let Some(c) = self.controls.get_mut(process as usize) {
-            c.call_started(&self.spec.controls, now);
-        }
         let slot = match self.free.pop() {
             Some(slot) => {
                 let old = self.calls[slot as usize].attempt;
@@ -54,7 +52,19 @@ impl Loop<'_> {
                 (self.calls.len() - 1) as u32
             }
         };
-        self.send(now, slot);
+        let admitted = match self.controls.get_mut(process as usize) {
+            Some(c) => c.call_started(
+                &self.spec.controls,
+                now,
+                &mut self.calls[slot as usize].trial,
+            ),
+            None => true,
+        };
+        if admitted {
+            self.send(now, slot);
+        } else {
+            self.reject_locally(now, slot);
+        }
         if let Arrivals::Poisson(schedule) = &self.spec.overload.arrivals {
             let rng = &mut self.rngs[process as usize];
             if let Some(next) = schedule.next_start(now, self.spec.clients, rng) {
@@ -64,14 +74,21 @@ impl Loop<'_> {
     }
 
     pub(super) fn send(&mut self, now: SimTime, slot: u32) {
+        let process = self.calls[slot as usize].process as usize;
+        if let Some(c) = self.controls.get_mut(process) {
+            let rng = &mut self.rngs[process];
+            // The throttle's draw, when it may reject: 53 bits, uniform in [0, 1).
+            let draw = || (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
+            if !c.send(&self.spec.controls, now, draw) {
+                self.reject_locally(now, slot);
+                return;
+            }
+        }
         let call = &mut self.calls[slot as usize];
         call.attempt = call.attempt.wrapping_add(1);
         call.outstanding = true;
         call.phase = Phase::Elsewhere;
         call.sent = now;
-        if let Some(c) = self.controls.get_mut(call.process as usize) {
-            c.sent();
-        }
         let rng = &mut self.rngs[call.process as usize];
         let demand = self.service.map_or(0, |d| d.draw(rng).as_nanos());
         let fails = match &self.server {
@@ -243,8 +260,8 @@ impl Loop<'_> {
                 self.tally.succeeded += 1;
                 self.tally.last_success = Some(now);
                 self.tally.finish(now, process, true);
-                self.control_attempt(slot, Outcome::Success);
-                self.control_call_end(slot, true);
+                self.control_attempt(now, slot, Outcome::Success);
+                self.control_call_end(now, slot, CallEnd::Succeeded);
                 self.free.push(slot);
             }
             Answer::Refused {
@@ -257,7 +274,7 @@ impl Loop<'_> {
                     retry_after: unheader(retry_after),
                     reset_in: unheader(reset_in),
                 };
-                self.control_attempt(slot, Outcome::Error);
+                self.control_attempt(now, slot, Outcome::Error);
                 self.retry_or_fail(now, slot, &hints, Outcome::Error);
             }
         }
@@ -265,20 +282,37 @@ impl Loop<'_> {
 
     /// Tells the process's control that an attempt of the call in `slot` ended.
     #[inline]
-    fn control_attempt(&mut self, slot: u32, outcome: Outcome) {
+    fn control_attempt(&mut self, now: SimTime, slot: u32, outcome: Outcome) {
         let call = &mut self.calls[slot as usize];
         if let Some(c) = self.controls.get_mut(call.process as usize) {
-            c.attempt_ended(&self.spec.controls, outcome, &mut call.held);
+            c.attempt_ended(&self.spec.controls, now, outcome, &mut call.held);
         }
     }
 
     /// Tells the process's control that the call in `slot` ended.
     #[inline]
-    fn control_call_end(&mut self, slot: u32, succeeded: bool) {
+    fn control_call_end(&mut self, now: SimTime, slot: u32, end: CallEnd) {
         let call = &mut self.calls[slot as usize];
         if let Some(c) = self.controls.get_mut(call.process as usize) {
-            c.call_ended(&self.spec.controls, succeeded, &mut call.held);
+            c.call_ended(&self.spec.controls, now, end, &mut call.held, call.trial);
         }
+    }
+
+    /// The call in `slot` is rejected locally (open breaker, throttle): it fails without a
+    /// request, counted in `calls_rejected_locally`.
+    fn reject_locally(&mut self, now: SimTime, slot: u32) {
+        self.totals.calls_rejected_locally += 1;
+        self.end_failed(now, slot, CallEnd::Rejected);
+    }
+
+    /// The call in `slot` ends without success.
+    fn end_failed(&mut self, now: SimTime, slot: u32, end: CallEnd) {
+        let process = self.calls[slot as usize].process;
+        self.totals.calls_failed += 1;
+        self.tally.gave_up += 1;
+        self.tally.finish(now, process, false);
+        self.control_call_end(now, slot, end);
+        self.free.push(slot);
     }
 
     pub(super) fn timeout(&mut self, now: SimTime, slot: u32, attempt: u32) {
@@ -297,7 +331,7 @@ impl Loop<'_> {
         }
         self.totals.timed_out += 1;
         self.series.counts().timed_out += 1;
-        self.control_attempt(slot, Outcome::Timeout);
+        self.control_attempt(now, slot, Outcome::Timeout);
         self.retry_or_fail(now, slot, &Hints::default(), Outcome::Timeout);
     }
 
@@ -328,11 +362,6 @@ impl Loop<'_> {
             }
             self.totals.retries_denied += 1;
         }
-        let process = self.calls[slot as usize].process;
-        self.totals.calls_failed += 1;
-        self.tally.gave_up += 1;
-        self.tally.finish(now, process, false);
-        self.control_call_end(slot, false);
-        self.free.push(slot);
+        self.end_failed(now, slot, CallEnd::Failed);
     }
 }

@@ -81,6 +81,8 @@ struct Call {
     sent: SimTime,
     /// What the call holds of its process's retry budget ([`ProcessControl`]).
     held: u64,
+    /// The call is a half-open breaker's trial.
+    trial: bool,
 }
 
 /// The answer travelling back.

@@ -362,6 +362,46 @@ fn budgets_bound_the_retries_of_an_always_failing_server() {
 }
 
 #[test]
+fn breakers_and_throttles_reject_calls_locally_and_keep_the_books() {
+    // A server that always fails, 5 processes of Poisson calls (50/s in all, 20 s), 3 retries
+    // at once. The classic breaker opens after its first 20 failed calls and then lets one
+    // trial through every 5 s; the SRE throttle rejects most attempts once accepts are 0.
+    // Every call ends succeeded or failed, every attempt sent is answered, and the locally
+    // rejected calls sent nothing more.
+    let run = |breaker: &str, throttle: &str| {
+        let mut s = spec(5, CapacityRule::default(), Strategy::Naive, 3);
+        s.server = Server::Flaky(crate::server::Flaky::new(1.0));
+        s.overload.arrivals = Arrivals::Poisson(RateSchedule {
+            base: 50.0,
+            spikes: Vec::new(),
+            end: SimTime(20 * S),
+        });
+        s.controls.breaker = crate::policy::control::Breaker::parse(breaker).unwrap();
+        s.controls.throttle = crate::policy::control::Throttle::parse(throttle).unwrap();
+        let t = simulate_calls(&s).1;
+        assert_eq!(t.calls, t.calls_succeeded + t.calls_failed);
+        assert_eq!(t.attempts, t.refused);
+        assert_eq!(t.calls_succeeded, 0);
+        assert!(simulate_calls(&s).1 == t, "deterministic");
+        t
+    };
+    let free = run("none", "none");
+    assert_eq!(free.attempts, 4 * free.calls);
+    assert_eq!(free.calls_rejected_locally, 0);
+    let broken = run("calls", "none");
+    // Per process: 20 calls reach the server before it opens (4 attempts each), then one
+    // trial call (4 attempts) each 5 s: at most 20 + 4 trials per process over 20 s.
+    assert!(broken.attempts <= 5 * 4 * (20 + 4), "{}", broken.attempts);
+    assert_eq!(
+        broken.calls_rejected_locally,
+        broken.calls - broken.attempts / 4
+    );
+    let throttled = run("none", "sre");
+    assert!(throttled.calls_rejected_locally > throttled.calls / 2);
+    assert!(throttled.attempts < free.attempts / 2);
+}
+
+#[test]
 fn an_outage_on_a_flaky_server_refuses_then_its_draws_decide() {
     // Never failing on its own, out over [0, 3 s), fixed 1 s waits: as the down server
     // recovering at 3 s, requests at 0, 1, 2 s are refused and the one at 3 s served.

@@ -327,7 +327,7 @@ impl BudgetState {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{Controls, ProcessControl};
+    use super::super::{CallEnd, Controls, ProcessControl};
     use super::*;
 
     const S: u64 = 1_000_000_000;
@@ -335,6 +335,7 @@ mod tests {
     fn process(text: &str) -> (Controls, ProcessControl) {
         let c = Controls {
             budget: Budget::parse(text).unwrap(),
+            ..Controls::default()
         };
         (c, c.start())
     }
@@ -355,7 +356,7 @@ mod tests {
         held: &mut u64,
     ) -> bool {
         p.sent();
-        p.attempt_ended(c, outcome, held);
+        p.attempt_ended(c, SimTime(0), outcome, held);
         p.allow_retry(c, SimTime(t), outcome, held)
     }
 
@@ -370,18 +371,18 @@ mod tests {
         assert!(!fail_and_ask(&c, &mut p, 0, Outcome::Error, &mut held));
         // Nine successes deposit 0.9: still refused; the tenth makes 1.0, which a retry spends.
         for _ in 0..9 {
-            p.call_ended(&c, true, &mut held);
+            p.call_ended(&c, SimTime(0), CallEnd::Succeeded, &mut held, false);
         }
         assert_eq!(tokens(&p), 900);
         assert!(!fail_and_ask(&c, &mut p, 0, Outcome::Error, &mut held));
-        p.call_ended(&c, true, &mut held);
+        p.call_ended(&c, SimTime(0), CallEnd::Succeeded, &mut held, false);
         assert!(fail_and_ask(&c, &mut p, 0, Outcome::Error, &mut held));
         assert_eq!(tokens(&p), 0);
         // A failed call deposits nothing; 60 successes fill to the capacity, not 6.
-        p.call_ended(&c, false, &mut held);
+        p.call_ended(&c, SimTime(0), CallEnd::Failed, &mut held, false);
         assert_eq!(tokens(&p), 0);
         for _ in 0..60 {
-            p.call_ended(&c, true, &mut held);
+            p.call_ended(&c, SimTime(0), CallEnd::Succeeded, &mut held, false);
         }
         assert_eq!(tokens(&p), 5000);
     }
@@ -401,11 +402,11 @@ mod tests {
         // Ten successes give back 1.0 (6.0): a failure makes 5.0, still throttled; one more
         // success (6.1) and the failure leaves 5.1: allowed.
         for _ in 0..10 {
-            p.call_ended(&c, true, &mut held);
+            p.call_ended(&c, SimTime(0), CallEnd::Succeeded, &mut held, false);
         }
         assert!(!fail_and_ask(&c, &mut p, 0, Outcome::Error, &mut held));
         for _ in 0..11 {
-            p.call_ended(&c, true, &mut held);
+            p.call_ended(&c, SimTime(0), CallEnd::Succeeded, &mut held, false);
         }
         assert_eq!(tokens(&p), 6100);
         assert!(fail_and_ask(&c, &mut p, 0, Outcome::Error, &mut held));
@@ -415,10 +416,10 @@ mod tests {
             fail_and_ask(&c, &mut p, 0, Outcome::Error, &mut held);
         }
         assert_eq!(tokens(&p), 0);
-        p.attempt_ended(&c, Outcome::Success, &mut held);
+        p.attempt_ended(&c, SimTime(0), Outcome::Success, &mut held);
         assert_eq!(tokens(&p), 0);
         for _ in 0..200 {
-            p.call_ended(&c, true, &mut held);
+            p.call_ended(&c, SimTime(0), CallEnd::Succeeded, &mut held, false);
         }
         assert_eq!(tokens(&p), 10_000);
         // A6 keeps 3 decimals: 0.1239 is 0.123.
@@ -442,15 +443,15 @@ mod tests {
         assert!(fail_and_ask(&c, &mut p, 0, Outcome::Timeout, &mut held));
         assert_eq!((tokens(&p), held), (485, 10));
         p.sent();
-        p.attempt_ended(&c, Outcome::Success, &mut held);
-        p.call_ended(&c, true, &mut held);
+        p.attempt_ended(&c, SimTime(0), Outcome::Success, &mut held);
+        p.call_ended(&c, SimTime(0), CallEnd::Succeeded, &mut held, false);
         assert_eq!((tokens(&p), held), (495, 0));
         // A call that succeeds first time gives 1, never past the capacity.
         let mut first = 0;
-        p.call_ended(&c, true, &mut first);
+        p.call_ended(&c, SimTime(0), CallEnd::Succeeded, &mut first, false);
         assert_eq!(tokens(&p), 496);
         for _ in 0..10 {
-            p.call_ended(&c, true, &mut first);
+            p.call_ended(&c, SimTime(0), CallEnd::Succeeded, &mut first, false);
         }
         assert_eq!(tokens(&p), 500);
         // Capacity 12: an error retry leaves 7; a timeout retry (10 > 7) is refused, an error
@@ -462,7 +463,7 @@ mod tests {
         assert!(fail_and_ask(&c, &mut p, 0, Outcome::Error, &mut held));
         assert!(!fail_and_ask(&c, &mut p, 0, Outcome::Error, &mut held));
         assert_eq!(tokens(&p), 2);
-        p.call_ended(&c, false, &mut held);
+        p.call_ended(&c, SimTime(0), CallEnd::Failed, &mut held, false);
         assert_eq!(tokens(&p), 2);
     }
 
@@ -484,7 +485,7 @@ mod tests {
         }
         let mut calls = [0u64; 6];
         for (k, allowed) in [(0, true), (1, true), (2, true), (3, true), (4, false)] {
-            p.attempt_ended(&c, Outcome::Error, &mut calls[k]);
+            p.attempt_ended(&c, SimTime(0), Outcome::Error, &mut calls[k]);
             assert_eq!(
                 p.allow_retry(&c, SimTime(0), Outcome::Error, &mut calls[k]),
                 allowed,
@@ -494,7 +495,7 @@ mod tests {
         // Active 20, retries 4. The first retry is sent (21 active) and answered (20, its
         // retry no longer active): 3 < ⌊4.0⌋ allows another.
         p.sent();
-        p.attempt_ended(&c, Outcome::Error, &mut calls[0]);
+        p.attempt_ended(&c, SimTime(0), Outcome::Error, &mut calls[0]);
         assert_eq!(calls[0], 0);
         assert!(p.allow_retry(&c, SimTime(0), Outcome::Error, &mut calls[5]));
         // 14 active requests: 20 % is 2.8, floored to 2, below the floor of 3.
@@ -504,14 +505,14 @@ mod tests {
         }
         let mut h = [0u64; 4];
         for (k, allowed) in [(0, true), (1, true), (2, true), (3, false)] {
-            p.attempt_ended(&c, Outcome::Error, &mut h[k]);
+            p.attempt_ended(&c, SimTime(0), Outcome::Error, &mut h[k]);
             assert_eq!(
                 p.allow_retry(&c, SimTime(0), Outcome::Error, &mut h[k]),
                 allowed
             );
         }
         // A call ending while its retry is still counted gives it back.
-        p.call_ended(&c, false, &mut h[0]);
+        p.call_ended(&c, SimTime(0), CallEnd::Failed, &mut h[0], false);
         assert!(p.allow_retry(&c, SimTime(0), Outcome::Error, &mut h[3]));
     }
 
@@ -527,7 +528,7 @@ mod tests {
         assert!(!p.allow_retry(&c, SimTime(0), Outcome::Error, &mut held));
         // Five calls at 1 s deposit 5000: one more retry.
         for _ in 0..5 {
-            p.call_started(&c, SimTime(S));
+            p.call_started(&c, SimTime(S), &mut false);
         }
         assert!(p.allow_retry(&c, SimTime(S), Outcome::Error, &mut held));
         assert!(!p.allow_retry(&c, SimTime(S), Outcome::Error, &mut held));
@@ -538,7 +539,7 @@ mod tests {
         assert!(!p.allow_retry(&c, SimTime(30 * S), Outcome::Error, &mut held));
         // No reserve and no percent: Finagle's empty budget never retries.
         let (c, mut p) = process("finagle:min_per_s=0,percent=0");
-        p.call_started(&c, SimTime(0));
+        p.call_started(&c, SimTime(0), &mut false);
         assert!(!p.allow_retry(&c, SimTime(0), Outcome::Error, &mut held));
     }
 }

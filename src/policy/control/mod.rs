@@ -8,12 +8,16 @@
 //! Texts (`--budget grpc:max_tokens=20`) are read by [`Budget::parse`]; defaults are the
 //! sources' (see [`budget`] for each algorithm and the README for files and versions).
 
+pub mod breaker;
 pub mod budget;
 pub mod spec;
+pub mod throttle;
 pub mod window;
 
+pub use breaker::{Breaker, BreakerState, Circuit};
 pub use budget::{Budget, BudgetState, Outcome, BUDGETS};
 pub use spec::SpecError;
+pub use throttle::{sre_rejection, Throttle, ThrottleState};
 
 use crate::time::{SimDuration, SimTime};
 use spec::{Catalogue, Params};
@@ -30,6 +34,16 @@ const BUDGET_KEYS: Catalogue = &[
     ("envoy", &["percent", "min_concurrency"]),
     ("finagle", &["ttl", "min_per_s", "percent"]),
 ];
+
+/// Every breaker and the keys it takes.
+const BREAKER_KEYS: Catalogue = &[
+    ("none", &[]),
+    ("retries", &["ratio", "window"]),
+    ("calls", &["ratio", "window", "min_calls", "open"]),
+];
+
+/// Every throttle and the keys it takes.
+const THROTTLE_KEYS: Catalogue = &[("none", &[]), ("sre", &["k", "window"])];
 
 /// Largest whole-number parameter accepted (a bound so sums of them cannot overflow).
 const MOST: u64 = 1_000_000_000;
@@ -166,17 +180,100 @@ impl Budget {
     }
 }
 
+impl Breaker {
+    /// Reads `none`, `retries[:ratio=0.1,window=W|all]` or
+    /// `calls[:ratio=0.5,window=10s,min_calls=20,open=5s]`.
+    pub fn parse(text: &str) -> Result<Breaker, SpecError> {
+        let mut p = Params::parse(text, BREAKER_KEYS)?;
+        let positive = |d: SimDuration| d.as_nanos() >= 1_000_000;
+        let in_unit = |v: f64| v > 0.0 && v <= 1.0;
+        let breaker = match p.name() {
+            "none" => Breaker::None,
+            "retries" => {
+                let ratio = p.number("ratio", 0.1, in_unit, "above 0 and at most 1")?;
+                let window = match p.text("window") {
+                    None | Some("all") => None,
+                    Some(w) => Some(
+                        crate::time::parse_duration(w)
+                            .ok()
+                            .filter(|&d| positive(d))
+                            .ok_or_else(|| SpecError {
+                                value: text.trim().to_string(),
+                                accepted: format!(
+                                    "window={w} is out of range; accepted: window a duration of at least 1ms, or all"
+                                ),
+                            })?,
+                    ),
+                };
+                Breaker::Retries { ratio, window }
+            }
+            "calls" => Breaker::Calls {
+                ratio: p.number("ratio", 0.5, in_unit, "above 0 and at most 1")?,
+                window: p.duration(
+                    "window",
+                    SimDuration::from_secs(10),
+                    positive,
+                    "a duration of at least 1ms",
+                )?,
+                min_calls: p.whole("min_calls", 20, 1, MOST)?,
+                open: p.duration(
+                    "open",
+                    SimDuration::from_secs(5),
+                    positive,
+                    "a duration of at least 1ms",
+                )?,
+            },
+            other => unreachable!("{other} is in the catalogue"),
+        };
+        p.finish()?;
+        Ok(breaker)
+    }
+}
+
+impl Throttle {
+    /// Reads `none` or `sre[:k=2,window=2m]`.
+    pub fn parse(text: &str) -> Result<Throttle, SpecError> {
+        let mut p = Params::parse(text, THROTTLE_KEYS)?;
+        let throttle = match p.name() {
+            "none" => Throttle::None,
+            "sre" => Throttle::Sre {
+                k: p.number(
+                    "k",
+                    2.0,
+                    |v| (1.0..=1e6).contains(&v),
+                    "from 1 to 1e6, such as 2",
+                )?,
+                window: p.duration(
+                    "window",
+                    SimDuration::from_secs(120),
+                    |d| d.as_nanos() >= 1_000_000,
+                    "a duration of at least 1ms, such as 2m",
+                )?,
+            },
+            other => unreachable!("{other} is in the catalogue"),
+        };
+        p.finish()?;
+        Ok(throttle)
+    }
+}
+
 /// The controls of a run, the same for every process.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Controls {
     /// The retry budget.
     pub budget: Budget,
+    /// The circuit breaker.
+    pub breaker: Breaker,
+    /// The adaptive throttle.
+    pub throttle: Throttle,
 }
 
 impl Default for Controls {
     fn default() -> Self {
         Controls {
             budget: Budget::None,
+            breaker: Breaker::None,
+            throttle: Throttle::None,
         }
     }
 }
@@ -184,15 +281,28 @@ impl Default for Controls {
 impl Controls {
     /// True when nothing is controlled (the call loop then keeps no per-process state).
     pub fn is_none(&self) -> bool {
-        self.budget == Budget::None
+        *self == Controls::default()
     }
 
     /// A process's control state at the start.
     pub fn start(&self) -> ProcessControl {
         ProcessControl {
             budget: self.budget.start(),
+            breaker: self.breaker.start(),
+            throttle: self.throttle.start(),
         }
     }
+}
+
+/// How a call ended, as the controls see it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CallEnd {
+    /// An attempt succeeded.
+    Succeeded,
+    /// Its last attempt failed and no retry followed.
+    Failed,
+    /// Rejected locally (open breaker, throttle) when an attempt was to go out.
+    Rejected,
 }
 
 /// One client process's control state (all its calls share it).
@@ -200,28 +310,54 @@ impl Controls {
 pub struct ProcessControl {
     /// What the budget holds.
     pub budget: BudgetState,
+    /// The breaker's counts and circuit.
+    pub breaker: BreakerState,
+    /// The throttle's counts.
+    pub throttle: ThrottleState,
 }
 
 impl ProcessControl {
-    /// A call starts at `now`.
+    /// A call wants to start at `now`: false when the breaker rejects it locally; `trial` is
+    /// set for a half-open breaker's trial call.
     #[inline]
-    pub fn call_started(&mut self, c: &Controls, now: SimTime) {
+    pub fn call_started(&mut self, c: &Controls, now: SimTime, trial: &mut bool) -> bool {
+        if !self.breaker.admit_call(now, trial) {
+            return false;
+        }
         self.budget.call_started(&c.budget, now);
+        true
     }
 
-    /// An attempt is sent.
+    /// An attempt wants to go at `now`: false when the throttle rejects it locally (`draw`
+    /// gives a uniform in [0, 1), called only when the throttle may reject). When true, the
+    /// attempt is on the wire.
+    #[inline]
+    pub fn send(&mut self, c: &Controls, now: SimTime, draw: impl FnOnce() -> f64) -> bool {
+        if !self.throttle.admit(&c.throttle, now, draw) {
+            return false;
+        }
+        self.budget.sent();
+        true
+    }
+
+    /// An attempt is on the wire (budget gauges only; [`ProcessControl::send`] does this
+    /// after the throttle).
     #[inline]
     pub fn sent(&mut self) {
         self.budget.sent();
     }
 
-    /// An attempt of a call holding `held` ended with `outcome`.
+    /// An attempt of a call holding `held` ended with `outcome` at `now`.
     #[inline]
-    pub fn attempt_ended(&mut self, c: &Controls, outcome: Outcome, held: &mut u64) {
+    pub fn attempt_ended(&mut self, c: &Controls, now: SimTime, outcome: Outcome, held: &mut u64) {
         self.budget.attempt_ended(&c.budget, outcome, held);
+        self.breaker.attempt_ended(now, outcome != Outcome::Success);
+        self.throttle
+            .attempt_ended(now, outcome == Outcome::Success);
     }
 
-    /// True when the retry the strategy wants after `outcome` may go (and is then charged).
+    /// True when the retry the strategy wants after `outcome` may go: the breaker first, then
+    /// the budget, which is charged only when both allow it.
     #[inline]
     pub fn allow_retry(
         &mut self,
@@ -230,13 +366,28 @@ impl ProcessControl {
         outcome: Outcome,
         held: &mut u64,
     ) -> bool {
-        self.budget.allow_retry(&c.budget, now, outcome, held)
+        self.breaker.allow_retry(&c.breaker, now)
+            && self.budget.allow_retry(&c.budget, now, outcome, held)
     }
 
-    /// A call holding `held` ended.
+    /// A call holding `held` ended at `now`; `trial` when it was a half-open trial.
     #[inline]
-    pub fn call_ended(&mut self, c: &Controls, succeeded: bool, held: &mut u64) {
-        self.budget.call_ended(&c.budget, succeeded, held);
+    pub fn call_ended(
+        &mut self,
+        c: &Controls,
+        now: SimTime,
+        end: CallEnd,
+        held: &mut u64,
+        trial: bool,
+    ) {
+        self.budget
+            .call_ended(&c.budget, end == CallEnd::Succeeded, held);
+        // A rejected call never reached the server, so the breaker does not count it; but a
+        // trial rejected by the throttle must not leave the breaker half-open for ever.
+        if end != CallEnd::Rejected || trial {
+            self.breaker
+                .call_ended(&c.breaker, now, end == CallEnd::Succeeded, trial);
+        }
     }
 }
 
