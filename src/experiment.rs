@@ -105,6 +105,7 @@ pub fn run_one(scenario: &Scenario, strategy: Strategy) -> RunResult {
             o.describe_triggers(),
             o.recovery_hold,
         )
+        .with_controls(!scenario.controls.is_none())
     });
     let occ = scenario.server.is_occ();
     let over_replicates = (scenario.replicates > 1).then(|| {

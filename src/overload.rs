@@ -32,6 +32,16 @@ pub struct CallLoopResult {
     pub amplification: f64,
     /// Calls that succeeded, percent of calls (0 without calls).
     pub goodput_pct: f64,
+    /// Retries a strategy wanted that the process's budget or breaker denied (each ended its
+    /// call).
+    pub retries_denied: u64,
+    /// Calls that ended rejected locally by an open breaker or a throttle, without the
+    /// request they were to send.
+    pub calls_rejected_locally: u64,
+    /// True when the run had retry controls (`--budget`, `--breaker`, `--throttle`): the
+    /// table then shows the two counts above. Not in the JSON (the counts are always there).
+    #[serde(skip)]
+    pub controlled: bool,
     /// Attempts abandoned at their timeout.
     pub timed_out: u64,
     /// Refusals read by their client in time (the series' `refused` summed). With
@@ -90,6 +100,9 @@ impl CallLoopResult {
             attempts: tally.attempts,
             amplification: ratio(tally.attempts),
             goodput_pct: 100.0 * ratio(tally.calls_succeeded),
+            retries_denied: tally.retries_denied,
+            calls_rejected_locally: tally.calls_rejected_locally,
+            controlled: false,
             timed_out: tally.timed_out,
             refusals_read: tally.refused,
             late_answers: tally.late,
@@ -109,6 +122,11 @@ impl CallLoopResult {
                 rows: tally.rows,
             },
         }
+    }
+
+    /// The same result, marked as run with retry controls or not.
+    pub fn with_controls(self, controlled: bool) -> Self {
+        CallLoopResult { controlled, ..self }
     }
 
     /// True when the run has a trigger and never recovered after it.

@@ -92,10 +92,19 @@ pub(super) fn calls_table(report: &Report) -> String {
         "abandoned work",
         "recovered at",
     ];
-    let mut rows: Vec<Vec<String>> = vec![header.iter().map(|h| h.to_string()).collect()];
+    // Runs with retry controls also show what they denied and rejected.
+    let controlled = report
+        .results
+        .iter()
+        .any(|r| r.calls.as_ref().is_some_and(|c| c.controlled));
+    let mut header: Vec<String> = header.iter().map(|h| h.to_string()).collect();
+    if controlled {
+        header.extend(["retries denied".to_string(), "rejected locally".to_string()]);
+    }
+    let mut rows: Vec<Vec<String>> = vec![header];
     for r in &report.results {
         let Some(c) = r.calls.as_ref() else { continue };
-        rows.push(vec![
+        let mut row = vec![
             r.strategy.name().to_string(),
             c.calls.to_string(),
             c.attempts.to_string(),
@@ -107,7 +116,14 @@ pub(super) fn calls_table(report: &Report) -> String {
             latency(c.latency_p99_s),
             seconds(c.abandoned_work_s),
             recovery(c),
-        ]);
+        ];
+        if controlled {
+            row.extend([
+                c.retries_denied.to_string(),
+                c.calls_rejected_locally.to_string(),
+            ]);
+        }
+        rows.push(row);
     }
     out.push_str(&super::aligned(&rows, 1));
     out
