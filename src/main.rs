@@ -96,15 +96,16 @@ fn run_validated(file: ScenarioFile, args: &RunArgs) -> anyhow::Result<()> {
     }
     // The memory estimate on the path now chosen, with the dense histograms and the series a
     // JSON report, a chart or --series-out holds.
-    if Format::from(args.format) == Format::Json
+    let dense = Format::from(args.format) == Format::Json
         || args.png.is_some()
         || args.svg.is_some()
-        || args.overload.series_out.is_some()
-    {
+        || args.overload.series_out.is_some();
+    if dense {
         scenario.check_memory_with_json()?;
     } else {
         scenario.check_memory()?;
     }
+    scenario.check_reservable(dense)?;
     // --series-out names a series only a call-loop run has.
     let series_out = match &args.overload.series_out {
         Some(path) if !scenario.run_spec(scenario.strategies[0]).uses_call_loop() => {
@@ -147,7 +148,7 @@ fn run_validated(file: ScenarioFile, args: &RunArgs) -> anyhow::Result<()> {
         commit(file, &herd_sim::report::series_csv(&report)?)?;
     }
     if !charts.is_empty() {
-        let chart = HistogramChart::from_report(&report, args.chart_scale.into());
+        let chart = HistogramChart::from_report(&report, args.chart_scale.into())?;
         for (file, format) in charts {
             commit(file, &chart.render(format, args.chart_size)?)?;
         }

@@ -321,6 +321,15 @@ impl Histogram {
         self.dense().collect()
     }
 
+    /// [`Histogram::counts`] in a vector reserved fallibly: `None` when the system refuses
+    /// its [`Histogram::len`] counts (a long sparse run at a fine bin).
+    pub fn try_counts(&self) -> Option<Vec<u64>> {
+        let mut counts = Vec::new();
+        counts.try_reserve_exact(self.len()).ok()?;
+        counts.extend(self.dense());
+        Some(counts)
+    }
+
     /// Sum of all counts.
     pub fn total(&self) -> u64 {
         self.dense.iter().sum::<u64>() + self.arena.iter().sum::<u64>()

@@ -20,8 +20,9 @@ use super::axis::{number, Axis, Ticked};
 use super::{
     draw_error, draw_mesh, render, ChartError, ChartSize, Drawable, ImageFormat, FONT_FAMILY,
 };
-use crate::config::Scenario;
+use crate::config::{human_bytes, Scenario};
 use crate::experiment::{Report, RunResult};
+use crate::metrics::Histogram;
 use crate::report::seconds;
 use crate::time::SimDuration;
 
@@ -179,7 +180,8 @@ impl HistogramChart {
     /// against the `down` server; against a rate limiter, every request per window split into
     /// served (bottom) and refused (top), with the limiter's window starts marked when the
     /// report has them (`window_starts_s`).
-    pub fn from_report(report: &Report, scale: CountScale) -> HistogramChart {
+    /// A histogram whose dense counts the system refuses to hold is an error naming `--bin`.
+    pub fn from_report(report: &Report, scale: CountScale) -> Result<HistogramChart, ChartError> {
         let panels = report
             .results
             .iter()
@@ -190,7 +192,7 @@ impl HistogramChart {
                     retries_panel(r)
                 }
             })
-            .collect();
+            .collect::<Result<_, _>>()?;
         let (title, subtitle, time_label, bin_s) = match report.results.first() {
             Some(r) if r.rate_limited => (
                 format!(
@@ -243,14 +245,14 @@ impl HistogramChart {
                 0.1,
             ),
         };
-        HistogramChart {
+        Ok(HistogramChart {
             title,
             subtitle,
             time_label: time_label.into(),
             bin_s,
             panels,
             scale,
-        }
+        })
     }
 
     /// The default picture size: 1200 pixels wide, 130 pixels of plot per panel.
@@ -569,9 +571,9 @@ fn window_width(bin_s: f64) -> SimDuration {
 }
 
 /// A run against the `down` server: its retries per window.
-fn retries_panel(r: &RunResult) -> Panel {
+fn retries_panel(r: &RunResult) -> Result<Panel, ChartError> {
     let s = &r.summary;
-    Panel {
+    Ok(Panel {
         label: r.strategy.name().to_string(),
         note: format!(
             "peak {} at {} · {} window{} · span {} · {} retries",
@@ -584,11 +586,26 @@ fn retries_panel(r: &RunResult) -> Panel {
         ),
         layers: vec![Layer {
             name: "retries".into(),
-            counts: r.histogram.counts(),
+            counts: chart_counts(&r.histogram, r.bin_s)?,
             tone: Tone::Retries,
         }],
         markers_s: Vec::new(),
-    }
+    })
+}
+
+/// A histogram's dense counts for a panel, or an error naming `--bin` when the system
+/// refuses them.
+fn chart_counts(h: &Histogram, bin_s: f64) -> Result<Vec<u64>, ChartError> {
+    h.try_counts().ok_or_else(|| ChartError::Invalid {
+        field: "--bin",
+        value: window_width(bin_s).to_string(),
+        accepted: format!(
+            "the chart needs a bar for each of {} windows ({}), which the system refused to \
+             allocate; widen --bin",
+            h.len(),
+            human_bytes((h.len() as u64).saturating_mul(8))
+        ),
+    })
 }
 
 /// Window starts listed by time in a panel's caption; beyond this many they are counted.
@@ -596,7 +613,7 @@ const MARKERS_LISTED: usize = 4;
 
 /// A run against a rate limiter: every request per window, served below refused, and the
 /// limiter's window starts as markers.
-fn limited_panel(r: &RunResult) -> Panel {
+fn limited_panel(r: &RunResult) -> Result<Panel, ChartError> {
     let s = &r.summary;
     let markers_s = r.window_starts_s.clone().unwrap_or_default();
     // A few window starts are listed (the one at 0 s hides in the count axis); more are counted.
@@ -608,7 +625,7 @@ fn limited_panel(r: &RunResult) -> Panel {
         }
         n => format!(" · {n} window starts marked"),
     };
-    Panel {
+    Ok(Panel {
         label: r.strategy.name().to_string(),
         note: format!(
             "{} requests: {} served, {} refused ({:.1}% wasted) · finish {}{marked}",
@@ -621,17 +638,17 @@ fn limited_panel(r: &RunResult) -> Panel {
         layers: vec![
             Layer {
                 name: "served".into(),
-                counts: r.histogram_served.counts(),
+                counts: chart_counts(&r.histogram_served, r.bin_s)?,
                 tone: Tone::Served,
             },
             Layer {
                 name: "refused".into(),
-                counts: r.histogram_refused.counts(),
+                counts: chart_counts(&r.histogram_refused, r.bin_s)?,
                 tone: Tone::Refused,
             },
         ],
         markers_s,
-    }
+    })
 }
 
 impl Drawable for HistogramChart {

@@ -388,6 +388,40 @@ impl Scenario {
         }
         Ok(())
     }
+
+    /// Asks the allocator for the estimated bytes at once and gives them back (untouched, so
+    /// nothing is paged in): with `--memory-limit` raised past what the machine has, a run the
+    /// system cannot hold fails here with one line instead of aborting on an allocation part
+    /// way through. `with_json` adds the dense JSON report, chart or series.
+    pub fn check_reservable(&self, with_json: bool) -> Result<(), ConfigError> {
+        let run = self.memory_estimate();
+        let (estimate, what) = if with_json {
+            (
+                run.saturating_add(self.json_output_estimate()),
+                "the run with its dense JSON report, chart or series",
+            )
+        } else {
+            (run, "the run")
+        };
+        if reservable(estimate) {
+            return Ok(());
+        }
+        Err(ConfigError::Unavailable {
+            estimate: human_bytes(estimate),
+            what,
+            budget: human_bytes(self.memory_limit),
+        })
+    }
+}
+
+/// Whether the allocator grants `bytes` in one piece (then freed at once). Past `isize::MAX`
+/// no allocation can succeed, so the answer comes without asking the system.
+pub fn reservable(bytes: u64) -> bool {
+    let Ok(len) = usize::try_from(bytes) else {
+        return false;
+    };
+    let mut probe: Vec<u8> = Vec::new();
+    probe.try_reserve_exact(len).is_ok()
 }
 
 /// `1.5 GiB`-style sizes for messages.
@@ -403,5 +437,17 @@ pub fn human_bytes(bytes: u64) -> String {
         format!("{bytes} B")
     } else {
         format!("{value:.1} {}", UNITS[unit])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_allocation_past_isize_max_is_never_reservable_and_a_small_one_is() {
+        assert!(!reservable(u64::MAX));
+        assert!(!reservable(1 << 63));
+        assert!(reservable(1 << 20));
     }
 }

@@ -29,7 +29,7 @@ mod server;
 mod workload;
 
 pub use client::{LatencyText, StrategyList};
-pub use memory::{human_bytes, MemoryEstimate};
+pub use memory::{human_bytes, reservable, MemoryEstimate};
 pub use output::Published;
 pub use requests::{check_requests, DEFAULT_MAX_REQUESTS};
 pub use server::{LimitedModel, LimiterRule, ServerFile, ServerModel};
@@ -74,6 +74,16 @@ pub enum ConfigError {
     TooBig {
         /// Estimated bytes, human-readable.
         estimate: String,
+        /// The budget, human-readable.
+        budget: String,
+    },
+    /// The run fits the budget but the system refused to set its estimated memory aside.
+    #[error("this run needs an estimated {estimate} ({what}), which the system refused to allocate (--memory-limit {budget} allows it); lower --clients, --retries or --cap, or widen --bin")]
+    Unavailable {
+        /// Estimated bytes, human-readable.
+        estimate: String,
+        /// What holds them: the run's memory, its JSON report or chart.
+        what: &'static str,
         /// The budget, human-readable.
         budget: String,
     },

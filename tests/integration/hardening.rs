@@ -316,3 +316,35 @@ fn huge_runs_are_refused_up_front_naming_the_estimate_and_the_override() {
     assert_eq!(output.status.code(), Some(2));
     assert!(text(&output.stderr).contains("accepted: a whole number from 1 to 1000000"));
 }
+
+#[test]
+fn a_run_the_system_cannot_hold_is_one_error_line_not_an_abort() {
+    // Latencies up to 10 000 h at 1 ns windows: the dense JSON report alone would take more
+    // than 8 EiB, past the largest allocation possible (isize::MAX bytes), yet inside the
+    // raised budget. The allocator's refusal is asked up front (no byte is allocated), and
+    // nothing is written.
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("r.json");
+    let o = herd()
+        .args([
+            "--latency",
+            "uniform:0s..10000h",
+            "--bin",
+            "1ns",
+            "--clients",
+            "1",
+        ])
+        .args(["--format", "json", "--memory-limit", "16000000TiB", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let e = text(&o.stderr);
+    assert_eq!(e.lines().count(), 1, "{e}");
+    assert!(
+        e.starts_with("error: this run needs an estimated ")
+            && e.contains(" EiB (the run with its dense JSON report, chart or series), which the system refused to allocate (--memory-limit 15.3 EiB allows it)"),
+        "{e}"
+    );
+    assert!(fs::read_dir(dir.path()).unwrap().next().is_none());
+}

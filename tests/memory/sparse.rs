@@ -55,3 +55,39 @@ fn a_million_items_through_a_slow_limiter_stays_small() {
         "peak {peak} B for {non_empty} non-empty windows"
     );
 }
+
+#[test]
+fn a_report_too_long_to_write_densely_is_an_error_without_allocating_it() {
+    // One request in window 2^60: the histogram holds two blocks, but its dense form (JSON, a
+    // chart's bars) would be 2^60 + 1 counts, 8 EiB and more, past what any allocation may
+    // be. Both refuse with an error naming what was too big, having allocated little.
+    use herd_sim::chart::{CountScale, HistogramChart};
+    use herd_sim::report::{Exporter, JsonExporter};
+    let s = scenario("clients = 1\nretries = 0\n");
+    let _serial = serial();
+    let mut report = experiment::run(&s);
+    report.results[0].histogram.record_window(1 << 60);
+    let windows = (1u64 << 60) + 1;
+    assert_eq!(report.results[0].histogram.len() as u64, windows);
+    let (json, peak) = peak_bytes(|| JsonExporter.serialize(&report));
+    let e = json.unwrap_err().to_string();
+    let r = &report.results[0];
+    let all = [&r.histogram, &r.histogram_served, &r.histogram_refused]
+        .iter()
+        .map(|h| h.len() as u64)
+        .sum::<u64>();
+    assert!(all >= windows);
+    assert!(
+        e.contains(&format!("its histograms have {all} windows")),
+        "{e}"
+    );
+    assert!(peak < 1 << 20, "peak {peak} B");
+    let (chart, peak) = peak_bytes(|| HistogramChart::from_report(&report, CountScale::Shared));
+    let Err(e) = chart else {
+        panic!("a chart of 2^60 windows was built")
+    };
+    let e = e.to_string();
+    assert!(e.starts_with("invalid --bin: 100ms;"), "{e}");
+    assert!(e.contains(&format!("{windows} windows")), "{e}");
+    assert!(peak < 1 << 20, "peak {peak} B");
+}
