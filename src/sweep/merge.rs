@@ -25,7 +25,7 @@ use crate::output::OutputFile;
 
 use super::shard::{fingerprint, record_path, Digest, Partition, Record, RECORD_FORMAT, VERSION};
 use super::sink::line;
-use super::stats::{describe, Described};
+use super::stats::{Accumulator, Described};
 use super::{Layout, Plan, SweepError};
 
 /// What a record's file name ends with.
@@ -586,7 +586,7 @@ impl Keys {
 /// One cell's metrics over its seeds, turned into `sweep --aggregate`'s row at its last seed.
 struct Aggregator<'p> {
     plan: &'p Plan,
-    columns: Vec<Vec<f64>>,
+    columns: Vec<Accumulator>,
 }
 
 impl Aggregator<'_> {
@@ -617,8 +617,8 @@ impl Aggregator<'_> {
         }
         let mut out = self.plan.key(row / seeds).map_err(|e| e.to_string())?;
         for column in &mut self.columns {
-            out.extend(Described::fields(describe(column)));
-            column.clear();
+            out.extend(Described::fields(column.describe()));
+            *column = Accumulator::default();
         }
         Ok(Some(line(&out)))
     }
@@ -635,7 +635,7 @@ fn stream(
     let header = line(&plan.header());
     let mut aggregator = aggregated.map(|plan| Aggregator {
         plan,
-        columns: vec![Vec::new(); plan.metrics.len()],
+        columns: vec![Accumulator::default(); plan.metrics.len()],
     });
     let written_header = match &aggregator {
         Some(a) => line(&a.plan.header()),

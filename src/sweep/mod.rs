@@ -44,7 +44,7 @@ use crate::time::SimDuration;
 
 use self::parameter::{parse_axis, Axis, Value, PARAMETERS};
 use self::sink::RowSink;
-use self::stats::{describe, Described, STATISTICS};
+use self::stats::{Accumulator, Described, STATISTICS};
 
 /// The largest grid run without `--max-cells`: enough for any experiment of the spec, small
 /// enough that a typo (`1..1000000`) is caught before hours of work.
@@ -443,7 +443,8 @@ impl Plan {
         match self.layout {
             Layout::Tidy => fields.extend(self.run_metrics(&scenario, strategy)),
             Layout::Aggregate => {
-                let mut columns: Vec<Vec<f64>> = vec![Vec::new(); self.metrics.len()];
+                // A few numbers a metric, whatever the seeds: memory does not grow with them.
+                let mut columns = vec![Accumulator::default(); self.metrics.len()];
                 for replicate in 0..self.seeds {
                     scenario.seed = self.seed_of(&scenario, replicate);
                     let values = self.run_metrics(&scenario, strategy);
@@ -455,7 +456,7 @@ impl Plan {
                     }
                 }
                 for column in &columns {
-                    fields.extend(Described::fields(describe(column)));
+                    fields.extend(Described::fields(column.describe()));
                 }
             }
         }

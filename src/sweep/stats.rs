@@ -1,6 +1,11 @@
 //! What `--aggregate` writes for one metric over a cell's seeds: mean, sample standard
 //! deviation, min, max and a 95 % confidence interval of the mean (Student's t). Pure
 //! arithmetic, in seed order, so the figures are the same on any thread count. No I/O.
+//!
+//! The values stream through an [`Accumulator`] of a few numbers, so a cell's memory does not
+//! grow with its seeds: whole values are summed exactly in integers (their sample variance is
+//! then an exact fraction, rounded once), and any other value switches the metric to
+//! Welford's update.
 
 /// The statistics of one metric, in CSV column order (see [`STATISTICS`]).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -22,28 +27,104 @@ pub const STATISTICS: [&str; 6] = ["mean", "sd", "min", "max", "ci95_low", "ci95
 
 /// Describes `values`; `None` when there are none (a metric that did not apply to any seed).
 pub fn describe(values: &[f64]) -> Option<Described> {
-    let n = values.len();
-    if n == 0 {
-        return None;
+    let mut acc = Accumulator::default();
+    for &v in values {
+        acc.push(v);
     }
-    let mean = values.iter().sum::<f64>() / n as f64;
-    let min = values.iter().copied().fold(f64::INFINITY, f64::min);
-    let max = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    let (sd, ci95) = if n < 2 {
-        (None, None)
-    } else {
-        let squares: f64 = values.iter().map(|v| (v - mean).powi(2)).sum();
-        let sd = (squares / (n - 1) as f64).sqrt();
-        let half = t_975(n as u64 - 1) * sd / (n as f64).sqrt();
-        (Some(sd), Some((mean - half, mean + half)))
-    };
-    Some(Described {
-        mean,
-        sd,
-        min,
-        max,
-        ci95,
-    })
+    acc.describe()
+}
+
+/// Whole values up to this magnitude are summed exactly: their squares times a million seeds
+/// stay far inside `i128`.
+const EXACT_LIMIT: f64 = (1u64 << 53) as f64;
+
+/// One metric's values so far, in constant memory: count, sum, min, max, and the spread as
+/// exact integer sums while every value is whole, else Welford's running mean and sum of
+/// squared deviations.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Accumulator {
+    n: u64,
+    /// The values added in order, as `values.iter().sum()` does, for the mean.
+    sum: f64,
+    min: f64,
+    max: f64,
+    /// `Some((Σv, Σv²))` while every value is whole and small enough.
+    exact: Option<(i128, i128)>,
+    /// Welford's running mean and sum of squared deviations, once a value is not whole.
+    welford: (f64, f64),
+}
+
+impl Accumulator {
+    /// Adds one value.
+    pub fn push(&mut self, v: f64) {
+        if self.n == 0 {
+            self.sum = v;
+            self.min = v;
+            self.max = v;
+            self.exact = Some((0, 0));
+        } else {
+            self.sum += v;
+            self.min = self.min.min(v);
+            self.max = self.max.max(v);
+        }
+        self.n += 1;
+        self.exact = match self.exact {
+            Some((sum, squares)) if v.fract() == 0.0 && v.abs() <= EXACT_LIMIT => {
+                let w = v as i128;
+                sum.checked_add(w)
+                    .zip(w.checked_mul(w).and_then(|q| squares.checked_add(q)))
+            }
+            _ => None,
+        };
+        // Welford's update, kept always so that a switch away from exact sums loses nothing.
+        let (mean, m2) = self.welford;
+        let delta = v - mean;
+        let mean = mean + delta / self.n as f64;
+        self.welford = (mean, m2 + delta * (v - mean));
+    }
+
+    /// The values added so far.
+    pub fn count(&self) -> u64 {
+        self.n
+    }
+
+    /// Sum of squared deviations from the mean, divided by `n − 1` (`n ≥ 2`).
+    fn sample_variance(&self) -> f64 {
+        let n = self.n as i128;
+        if let Some((sum, squares)) = self.exact {
+            // Σ(v − mean)² = (nΣv² − (Σv)²) / n, exactly, then one division.
+            if let Some(numerator) = n
+                .checked_mul(squares)
+                .and_then(|a| a.checked_sub(sum.checked_mul(sum)?))
+            {
+                return numerator as f64 / (n * (n - 1)) as f64;
+            }
+        }
+        self.welford.1.max(0.0) / (self.n - 1) as f64
+    }
+
+    /// The statistics of the values added; `None` when there are none.
+    pub fn describe(&self) -> Option<Described> {
+        let n = self.n;
+        if n == 0 {
+            return None;
+        }
+        let mean = self.sum / n as f64;
+        let (sd, ci95) = if n < 2 {
+            (None, None)
+        } else {
+            let sd = self.sample_variance().sqrt();
+            let half = t_975(n - 1) * sd / (n as f64).sqrt();
+            (Some(sd), Some((mean - half, mean + half)))
+        };
+        Some(Described {
+            mean,
+            sd,
+            min: self.min,
+            max: self.max,
+            ci95,
+        })
+    }
 }
 
 impl Described {
@@ -127,6 +208,26 @@ mod tests {
         let (low, high) = d.ci95.unwrap();
         assert!((high - 5.0 - 1.7875).abs() < 1e-3, "{high}");
         assert!((5.0 - low - 1.7875).abs() < 1e-3, "{low}");
+    }
+
+    #[test]
+    fn whole_and_fractional_values_give_the_hand_computed_spread() {
+        // 1, 2, 3, 4: mean 2.5, squares 2.25 + 0.25 + 0.25 + 2.25 = 5, variance 5/3 (exact
+        // integer sums). The same shifted by a half: not whole, so Welford's update; the
+        // spread is the same.
+        let whole = describe(&[1.0, 2.0, 3.0, 4.0]).unwrap();
+        assert_eq!(whole.mean, 2.5);
+        assert_eq!(whole.sd.unwrap(), (5.0f64 / 3.0).sqrt());
+        let halves = describe(&[1.5, 2.5, 3.5, 4.5]).unwrap();
+        assert_eq!(halves.mean, 3.0);
+        assert!((halves.sd.unwrap() - (5.0f64 / 3.0).sqrt()).abs() < 1e-15);
+        // Equal values have no spread at all, whole or not.
+        assert_eq!(describe(&[7.0; 5]).unwrap().sd, Some(0.0));
+        assert_eq!(describe(&[0.1; 5]).unwrap().sd, Some(0.0));
+        // A value too large for exact sums: 2^60 and 2^60 + 2^9 differ by 512, sd 512/√2.
+        let big = (1u64 << 60) as f64;
+        let d = describe(&[big, big + 512.0]).unwrap();
+        assert!((d.sd.unwrap() - 512.0 / 2f64.sqrt()).abs() < 1e-9);
     }
 
     #[test]
