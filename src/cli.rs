@@ -10,9 +10,10 @@ use clap::{Arg, ArgMatches, Args, CommandFactory, FromArgMatches, Parser, Subcom
 
 use herd_sim::chart::{ChartSize, CountScale, PlotSpec};
 use herd_sim::config::{
-    Bound, DistText, IntervalText, Intervals, LatencyText, RateText, ScenarioFile, ServerFile,
-    StrategyList, DEFAULT_MAX_REQUESTS,
+    Bound, DistText, HeadersVisible, IntervalText, Intervals, LatencyText, RateText, ScenarioFile,
+    ServerFile, StrategyList, DEFAULT_MAX_REQUESTS,
 };
+use herd_sim::engine::browser::ClockSkew;
 use herd_sim::engine::{NetworkDelay, Path};
 use herd_sim::policy::Strategy;
 use herd_sim::report::Format;
@@ -136,7 +137,14 @@ pub fn one_line(error: &clap::Error) -> String {
         ErrorKind::UnknownArgument => {
             let given = arg_or("?");
             let owners = subcommands_with_flag(&given);
-            let hint = if !owners.is_empty() && command == "herd-sim" {
+            let plain_run_flag = given.strip_prefix("--").is_some_and(|long| {
+                Cli::command()
+                    .get_arguments()
+                    .any(|a| a.get_long() == Some(long))
+            });
+            let hint = if plain_run_flag && command != "herd-sim" {
+                format!("{given} is an option of a plain run (`herd-sim {given} ...`), not of `{command}`")
+            } else if !owners.is_empty() && command == "herd-sim" {
                 let mut hint = format!(
                     "{given} belongs to `herd-sim {}`",
                     owners.join("` and `herd-sim ")
@@ -639,6 +647,9 @@ pub struct RunArgs {
     #[command(flatten)]
     pub control: ControlArgs,
 
+    #[command(flatten)]
+    pub browser: BrowserArgs,
+
     /// Items each client fetches, one after another [default: 1].
     #[arg(long, value_name = "K", value_parser = parse_whole_u32)]
     pub items: Option<u32>,
@@ -745,9 +756,9 @@ pub struct LimiterArgs {
     pub headers: Option<String>,
 
     /// Whether clients can read the headers (false: a cross-origin response that does not
-    /// expose them) [default: true].
-    #[arg(long, value_name = "BOOL", value_parser = clap::value_parser!(bool))]
-    pub headers_visible: Option<bool>,
+    /// expose them), or the fraction of clients that can, e.g. 0.7 [default: true].
+    #[arg(long, value_name = "BOOL|F", value_parser = parse_text::<HeadersVisible>)]
+    pub headers_visible: Option<HeadersVisible>,
 
     /// Clients behind one address; the limiter keys on the address [default: 1].
     #[arg(long, value_name = "N", value_parser = parse_whole_u32)]
@@ -1000,6 +1011,12 @@ impl RunArgs {
             budget: self.control.budget.clone(),
             breaker: self.control.breaker.clone(),
             throttle: self.control.throttle.clone(),
+            hidden: self.browser.hidden,
+            visibility_switch: self.browser.visibility_switch,
+            hidden_timers: self.browser.hidden_timers.clone(),
+            when_hidden: self.browser.when_hidden.clone(),
+            retry_after_format: self.browser.retry_after_format.clone(),
+            clock_skew: self.browser.clock_skew,
         }
     }
 }
@@ -1149,8 +1166,16 @@ mod tests {
     fn clap_errors_render_as_one_line_naming_flag_value_and_what_is_accepted() {
         let cases = [
             (
-                "--headers-visible 1",
-                "invalid value '1' for --headers-visible; accepted: true, false (hint: ",
+                "--headers-visible yes",
+                "invalid value 'yes' for --headers-visible: `yes` is not accepted; accepted: true, false, or the fraction",
+            ),
+            (
+                "--clock-skew 2",
+                "invalid value '2' for --clock-skew: `2` is not a clock skew; accepted: a signed duration",
+            ),
+            (
+                "--visibility-switch -3m",
+                "invalid value '-3m' for --visibility-switch: `-3m` is negative",
             ),
             ("-1", "unexpected argument '-1' for `herd-sim`"),
             ("--clinets 5", "(hint: did you mean '--clients'?)"),
@@ -1163,6 +1188,10 @@ mod tests {
             ("plot", "`herd-sim plot` needs --x, --y, CSV (hint: usage: herd-sim plot"),
             ("sweep --frob", "unexpected argument '--frob' for `herd-sim sweep`"),
             ("fixture a b", "unexpected argument 'b' for `herd-sim fixture`"),
+            (
+                "fixture a.json --hidden 0.4",
+                "unexpected argument '--hidden' for `herd-sim fixture`; accepted: the flags listed by `herd-sim fixture --help` (hint: --hidden is an option of a plain run",
+            ),
         ];
         for (args, expected) in cases {
             let line = error_of(args);
@@ -1178,4 +1207,36 @@ mod tests {
         assert_eq!(parse_size("100"), Ok(100));
         assert!(parse_size("1GB").is_err());
     }
+}
+
+/// Flags of the browser-tab model (issue 12): hidden tabs, throttled timers, pausing while
+/// hidden, HTTP-date Retry-After and clock skew. With none of them a run is what it was.
+#[derive(Debug, Args)]
+#[command(next_help_heading = "Browser tabs")]
+pub struct BrowserArgs {
+    /// Fraction of clients that are hidden tabs at t = 0, 0 to 1 [default: 0].
+    #[arg(long, value_name = "F", value_parser = parse_number, allow_hyphen_values = true)]
+    pub hidden: Option<f64>,
+
+    /// Mean of the exponential dwell between a tab's visibility flips, e.g. 3m [default: never].
+    #[arg(long, value_name = "MEAN", value_parser = parse_duration_arg, allow_hyphen_values = true)]
+    pub visibility_switch: Option<SimDuration>,
+
+    /// A hidden tab's timers: Chrome's 1 s alignment and 1 min after 5 min hidden (the retry
+    /// loop a timer chain), the 1 s alignment only, or none [default: chrome].
+    #[arg(long, value_name = "RULE", value_parser = ["chrome", "chrome-unchained", "none"])]
+    pub hidden_timers: Option<String>,
+
+    /// What a hidden tab does about a retry: send it, or wait until visible [default: retry].
+    #[arg(long, value_name = "ACTION", value_parser = ["retry", "pause"])]
+    pub when_hidden: Option<String>,
+
+    /// How limiters write Retry-After: seconds, or an HTTP date read against the client's
+    /// clock [default: seconds].
+    #[arg(long, value_name = "FORMAT", value_parser = ["seconds", "http-date"])]
+    pub retry_after_format: Option<String>,
+
+    /// Each tab's clock minus the server's: 2s, -1s, uniform:-5s..5s, normal:0s,2s [default: 0s].
+    #[arg(long, value_name = "DIST", value_parser = parse_text::<ClockSkew>, allow_hyphen_values = true)]
+    pub clock_skew: Option<ClockSkew>,
 }

@@ -136,6 +136,12 @@ pub fn run_one(scenario: &Scenario, strategy: Strategy) -> RunResult {
                 scenario.server.describe(),
                 scenario.network_delay
             )
+        } else if scenario.browser.is_active() {
+            format!(
+                "{}; {}",
+                scenario.server.describe(),
+                scenario.browser.describe()
+            )
         } else {
             scenario.server.describe()
         },

@@ -1349,6 +1349,7 @@ mod tests {
                 network: crate::engine::STUDY_NETWORK,
                 overload: crate::engine::Overload::default(),
                 controls: crate::policy::control::Controls::default(),
+                browser: crate::engine::Browser::default(),
             });
             let last = tally.last_retry.unwrap();
             assert_eq!(s.delay.as_nanos(), last.as_nanos(), "{strategy}");

@@ -439,6 +439,32 @@ pub struct Tally {
     /// from the server once the run is over; `None` when it has none to mark. Only the
     /// event-queue path fills it: the independent path runs servers without windows.
     pub window_starts: Option<Vec<SimTime>>,
+    /// What the browser tabs did, for a run with tabs ([`crate::engine::browser`]); `None`
+    /// otherwise.
+    pub browser: Option<BrowserCounts>,
+}
+
+/// What a run's browser tabs did: the summary's `hidden_clients`, `retries_while_hidden`,
+/// `paused` and `early_retries`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct BrowserCounts {
+    /// Tabs hidden at t = 0.
+    pub hidden_clients: u64,
+    /// Retries sent while their tab was hidden.
+    pub retries_while_hidden: u64,
+    /// Tabs still waiting to become visible when the run ended.
+    pub paused: u64,
+    /// Retries that reached the server before the instant its refusal announced.
+    pub early_retries: u64,
+}
+
+impl BrowserCounts {
+    fn add(&mut self, other: &BrowserCounts) {
+        self.hidden_clients += other.hidden_clients;
+        self.retries_while_hidden += other.retries_while_hidden;
+        self.paused += other.paused;
+        self.early_retries += other.early_retries;
+    }
 }
 
 impl Tally {
@@ -460,6 +486,7 @@ impl Tally {
             last_finish: None,
             client_finishes: None,
             window_starts: None,
+            browser: None,
         }
     }
 
@@ -543,6 +570,11 @@ impl Tally {
             (mine @ None, Some(theirs)) => *mine = Some(theirs.clone()),
             _ => {}
         }
+        match (&mut self.browser, &other.browser) {
+            (Some(mine), Some(theirs)) => mine.add(theirs),
+            (mine @ None, Some(theirs)) => *mine = Some(*theirs),
+            _ => {}
+        }
     }
 }
 
@@ -583,6 +615,18 @@ pub struct Summary {
     /// the other servers.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub attempts: Option<u64>,
+    /// Runs with browser tabs only (as the next three): tabs hidden at t = 0.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hidden_clients: Option<u64>,
+    /// Retries sent while their tab was hidden.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub retries_while_hidden: Option<u64>,
+    /// Tabs still paused (hidden, waiting to become visible) when the run ended.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub paused: Option<u64>,
+    /// Retries that reached the server before the instant its refusal announced.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub early_retries: Option<u64>,
 }
 
 impl Summary {
@@ -616,6 +660,10 @@ impl Summary {
                 _ => 0.0,
             },
             attempts: None,
+            hidden_clients: tally.browser.map(|b| b.hidden_clients),
+            retries_while_hidden: tally.browser.map(|b| b.retries_while_hidden),
+            paused: tally.browser.map(|b| b.paused),
+            early_retries: tally.browser.map(|b| b.early_retries),
         }
     }
 

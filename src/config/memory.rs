@@ -77,7 +77,9 @@ impl Scenario {
         }
         const SECOND: u128 = 1_000_000_000;
         let round_trip = u128::from(self.latency.max().as_nanos());
-        let wait = u128::from(self.backoff.cap.max(self.backoff.base).as_nanos()) + round_trip;
+        let wait = u128::from(self.backoff.cap.max(self.backoff.base).as_nanos())
+            + round_trip
+            + self.tab_delay();
         let requests_per_item = u128::from(self.retries) + 1;
         let (items_per_client, items) = match self.work {
             Work::Items(k) => (u128::from(k), u128::from(k) * u128::from(self.clients)),
@@ -85,8 +87,9 @@ impl Scenario {
         };
         let each_client = wait * requests_per_item * items_per_client;
         let bound = match self.server {
-            ServerModel::Down { recover_at: None } => (wait * requests_per_item)
-                .min(self.longest_refused_waits() + round_trip * requests_per_item),
+            ServerModel::Down { recover_at: None } => (wait * requests_per_item).min(
+                self.longest_refused_waits() + (round_trip + self.tab_delay()) * requests_per_item,
+            ),
             ServerModel::Down {
                 recover_at: Some(t),
             } => each_client.min(u128::from(t.as_nanos()) + wait + items_per_client * round_trip),
@@ -108,6 +111,23 @@ impl Scenario {
             }
         };
         SimDuration(bound.min(u128::from(u64::MAX)) as u64)
+    }
+
+    /// What browser tabs can add to one wait: a hidden tab's timer runs up to a minute late
+    /// (Chrome's minute alignment), and a pausing tab waits for its flip to visible, which in
+    /// practice (an exponential dwell beyond 40 means has probability e^−40) comes within 40
+    /// mean dwells, counted twice (paused on reading, and again when the timer ran hidden).
+    fn tab_delay(&self) -> u128 {
+        use crate::engine::browser::WhenHidden;
+        let b = &self.browser;
+        let mut extra = 0u128;
+        if b.hidden > 0.0 || b.switch_mean.is_some() {
+            extra += 60_000_000_000;
+        }
+        if let (WhenHidden::Pause, Some(mean)) = (b.when_hidden, b.switch_mean) {
+            extra += 2 * 40 * u128::from(mean.as_nanos());
+        }
+        extra
     }
 
     /// The longest a client of any of the scenario's strategies can wait in all before its
@@ -230,6 +250,11 @@ impl Scenario {
             } + if self.server == ServerModel::Occ {
                 // `occ`'s events carry their read's offset.
                 8
+            } else {
+                0
+            } + if self.browser.is_active() {
+                // A run with tabs carries each client's tab in its event.
+                std::mem::size_of::<crate::engine::browser::Tab>() as u128
             } else {
                 0
             };

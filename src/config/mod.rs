@@ -21,6 +21,7 @@
 //! default to Laravel's throttle: first-hit windows, the whole-second store, whole-second
 //! headers that clients can read, one key per client, epoch phase 0.
 
+mod browser;
 mod client;
 mod memory;
 mod output;
@@ -28,6 +29,7 @@ mod requests;
 mod server;
 mod workload;
 
+pub use browser::HeadersVisible;
 pub use client::{LatencyText, StrategyList};
 pub use memory::{human_bytes, reservable, MemoryEstimate};
 pub use output::Published;
@@ -42,7 +44,7 @@ use serde::{Deserialize, Serialize};
 
 use std::collections::BTreeMap;
 
-use crate::engine::{Latency, NetworkDelay, Overload, Path, RunSpec, Work, STUDY_NETWORK};
+use crate::engine::{Browser, Latency, NetworkDelay, Overload, Path, RunSpec, Work, STUDY_NETWORK};
 use crate::policy::control::{Breaker, Budget, Controls, SpecError, Throttle};
 use crate::policy::{Backoff, Policy, Strategy, UnknownStrategy};
 use crate::time::{SimDuration, NANOS_PER_SEC};
@@ -270,6 +272,18 @@ pub struct ScenarioFile {
     pub breaker: Option<String>,
     /// Adaptive throttle per client process (`--throttle`).
     pub throttle: Option<String>,
+    /// Fraction of clients that are hidden browser tabs at t = 0 (`--hidden`).
+    pub hidden: Option<f64>,
+    /// Mean dwell between a tab's visibility flips (`--visibility-switch`).
+    pub visibility_switch: Option<SimDuration>,
+    /// `chrome`, `chrome-unchained` or `none` (`--hidden-timers`).
+    pub hidden_timers: Option<String>,
+    /// `retry` or `pause` (`--when-hidden`).
+    pub when_hidden: Option<String>,
+    /// `seconds` or `http-date` (`--retry-after-format`).
+    pub retry_after_format: Option<String>,
+    /// Each tab's clock minus the server's (`--clock-skew`).
+    pub clock_skew: Option<crate::engine::browser::ClockSkew>,
 }
 
 impl ScenarioFile {
@@ -333,6 +347,12 @@ impl ScenarioFile {
             budget: over.budget.or(self.budget),
             breaker: over.breaker.or(self.breaker),
             throttle: over.throttle.or(self.throttle),
+            hidden: over.hidden.or(self.hidden),
+            visibility_switch: over.visibility_switch.or(self.visibility_switch),
+            hidden_timers: over.hidden_timers.or(self.hidden_timers),
+            when_hidden: over.when_hidden.or(self.when_hidden),
+            retry_after_format: over.retry_after_format.or(self.retry_after_format),
+            clock_skew: over.clock_skew.or(self.clock_skew),
         }
     }
 
@@ -396,6 +416,7 @@ impl ScenarioFile {
         let clients = clients as u32;
         let server = self.server.unwrap_or_default().validate(clients)?;
         let overload = whole.overload(&server)?;
+        let browser = whole.browser(&server, &overload)?;
         // `all` against a server that sends headers adds the header-reading strategies
         // (against one that sends none they would only repeat exponential and full jitter).
         let strategies = if strategies == Strategy::ALL && server.build().sends_headers() {
@@ -483,6 +504,7 @@ impl ScenarioFile {
             published,
             overload,
             controls,
+            browser,
         };
         scenario.check_memory()?;
         Ok(scenario)
@@ -525,6 +547,8 @@ pub struct Scenario {
     pub overload: Overload,
     /// Retry budgets kept per client process (none by default).
     pub controls: Controls,
+    /// Browser tabs (none by default).
+    pub browser: Browser,
 }
 
 impl Scenario {
@@ -536,6 +560,7 @@ impl Scenario {
             network: self.network_delay,
             overload: self.overload.clone(),
             controls: self.controls,
+            browser: self.browser,
             ..RunSpec::new(
                 self.clients,
                 Policy {

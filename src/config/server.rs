@@ -38,8 +38,9 @@ pub struct ServerFile {
     pub refill_mode: Option<String>,
     /// Limiters: `whole-seconds`, `exact` or `round-up` (`--headers`).
     pub headers: Option<String>,
-    /// Limiters: whether clients can read the headers (`--headers-visible`).
-    pub headers_visible: Option<bool>,
+    /// Limiters: whether clients can read the headers, or the fraction that can
+    /// (`--headers-visible`).
+    pub headers_visible: Option<super::HeadersVisible>,
     /// Limiters: clients sharing one address and so one key (`--clients-per-address`).
     pub clients_per_address: Option<u32>,
     /// Limiters: where in its second the run starts on the wall clock (`--epoch-phase`).
@@ -195,7 +196,9 @@ impl ServerFile {
                 &HeaderStyle::ALL,
                 HeaderStyle::name,
             )?,
-            headers_visible: self.headers_visible.unwrap_or(true),
+            // A fraction strictly between 0 and 1 is the browser model's (per tab); the
+            // server then sends readable headers.
+            headers_visible: self.headers_visible.map_or(true, |v| v.0 > 0.0),
             epoch_phase,
         }))
     }

@@ -51,14 +51,14 @@ pub const STUDY_NETWORK: NetworkDelay = NetworkDelay::Normal {
 
 /// A uniform `f64` in `[0, 1)` with 53 random bits.
 #[inline(always)]
-fn unit(rng: &mut ClientRng) -> f64 {
+pub(super) fn unit(rng: &mut ClientRng) -> f64 {
     (rng.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
 }
 
 /// One standard normal draw, Marsaglia's polar method (the second value is discarded, so a
 /// draw depends on nothing but the stream).
 #[inline]
-fn standard_normal(rng: &mut ClientRng) -> f64 {
+pub(super) fn standard_normal(rng: &mut ClientRng) -> f64 {
     loop {
         let u = 2.0 * unit(rng) - 1.0;
         let v = 2.0 * unit(rng) - 1.0;

@@ -18,11 +18,13 @@
 //! and its own history (see [`crate::rng`]), and a stateless server's answer only on the time.
 //! `tests/integration` checks the agreement for every strategy. Nothing here does I/O.
 
+pub mod browser;
 pub mod calls;
 pub mod delay;
 pub mod queue;
 pub mod work;
 
+pub use browser::Browser;
 pub use calls::{simulate_calls, Overload};
 pub use delay::{NetworkDelay, STUDY_NETWORK};
 pub use queue::{Event, EventQueue};
@@ -78,6 +80,8 @@ pub struct RunSpec {
     pub overload: Overload,
     /// Retry budgets kept per client process (none by default); call loop only.
     pub controls: Controls,
+    /// Browser tabs (none by default): see [`browser`].
+    pub browser: Browser,
 }
 
 impl RunSpec {
@@ -94,6 +98,7 @@ impl RunSpec {
             network: STUDY_NETWORK,
             overload: Overload::default(),
             controls: Controls::default(),
+            browser: Browser::default(),
         }
     }
 
@@ -453,10 +458,11 @@ fn simulate_herd(spec: &RunSpec, path: Path) -> Tally {
             true
         }
     };
-    if independent {
-        simulate_independent(spec)
-    } else {
-        simulate_event_queue(spec)
+    match (independent, spec.browser.is_active()) {
+        (true, false) => simulate_independent(spec),
+        (false, false) => simulate_event_queue(spec),
+        (true, true) => browser::simulate_independent(spec),
+        (false, true) => browser::simulate_event_queue(spec),
     }
 }
 

@@ -51,6 +51,42 @@ impl Format {
     }
 }
 
+/// The table columns of a run with browser tabs, after the others.
+const TAB_HEADER: [&str; 4] = ["hidden tabs", "sent hidden", "paused", "early"];
+
+/// The browser-tab cells of a summary (`-` where not counted), or nothing for a report
+/// without tabs.
+fn tab_cells(report: &Report, s: &crate::metrics::Summary) -> Vec<String> {
+    if !report
+        .results
+        .iter()
+        .any(|r| r.summary.hidden_clients.is_some())
+    {
+        return Vec::new();
+    }
+    [
+        s.hidden_clients,
+        s.retries_while_hidden,
+        s.paused,
+        s.early_retries,
+    ]
+    .iter()
+    .map(|c| c.map_or_else(|| "-".to_string(), |n| n.to_string()))
+    .collect()
+}
+
+/// The browser-tab column names, when the report has tabs.
+fn tab_header(report: &Report) -> Vec<&'static str> {
+    match report
+        .results
+        .iter()
+        .any(|r| r.summary.hidden_clients.is_some())
+    {
+        true => TAB_HEADER.to_vec(),
+        false => Vec::new(),
+    }
+}
+
 /// Seconds for people: up to three decimals, trailing zeros dropped (`1s`, `0.3s`, `14.723s`).
 pub fn seconds(value: f64) -> String {
     let text = format!("{value:.3}");

@@ -29,6 +29,7 @@ impl Exporter for TableExporter {
         if recovers {
             header.extend(["succeeded", "gave up", "last success"]);
         }
+        header.extend(super::tab_header(report));
         header.push("seed");
         let mut rows: Vec<Vec<String>> = vec![header.iter().map(|h| h.to_string()).collect()];
         for r in &report.results {
@@ -48,6 +49,7 @@ impl Exporter for TableExporter {
                 row.push(s.gave_up.to_string());
                 row.push(s.last_success_s.map(seconds).unwrap_or_else(|| "-".into()));
             }
+            row.extend(super::tab_cells(report, s));
             row.push(r.seed.to_string());
             rows.push(row);
         }

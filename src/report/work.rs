@@ -38,9 +38,10 @@ pub(super) fn work_table(report: &Report) -> String {
         )),
         None => out.push_str(&format!("seed {}\n\n", first.seed)),
     }
-    let header = [
+    let mut header = vec![
         "strategy", "requests", "refused", "wasted", "finish", "spread", "gave up",
     ];
+    header.extend(super::tab_header(report));
     let mut rows: Vec<Vec<String>> = vec![header.iter().map(|h| h.to_string()).collect()];
     // One client has no spread between clients to show.
     let spread = |text: String| match first.clients {
@@ -49,7 +50,7 @@ pub(super) fn work_table(report: &Report) -> String {
     };
     for r in &report.results {
         let s = &r.summary;
-        let row = match r.over_replicates {
+        let mut row = match r.over_replicates {
             Some(o) => vec![
                 r.strategy.name().to_string(),
                 counts(o.requests),
@@ -69,6 +70,7 @@ pub(super) fn work_table(report: &Report) -> String {
                 s.gave_up.to_string(),
             ],
         };
+        row.extend(super::tab_cells(report, s));
         rows.push(row);
     }
     out.push_str(&super::aligned(&rows, 1));
