@@ -18,10 +18,12 @@ pub struct HeadersVisible(pub f64);
 
 impl fmt::Display for HeadersVisible {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.0 {
-            x if x == 1.0 => f.write_str("true"),
-            x if x == 0.0 => f.write_str("false"),
-            x => write!(f, "{x}"),
+        if self.0 == 1.0 {
+            f.write_str("true")
+        } else if self.0 == 0.0 {
+            f.write_str("false")
+        } else {
+            write!(f, "{}", self.0)
         }
     }
 }
@@ -44,10 +46,10 @@ impl FromStr for HeadersVisible {
 
 impl Serialize for HeadersVisible {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        match self.0 {
-            x if x == 1.0 => serializer.serialize_bool(true),
-            x if x == 0.0 => serializer.serialize_bool(false),
-            x => serializer.serialize_f64(x),
+        if self.0 == 1.0 || self.0 == 0.0 {
+            serializer.serialize_bool(self.0 == 1.0)
+        } else {
+            serializer.serialize_f64(self.0)
         }
     }
 }

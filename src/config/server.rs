@@ -198,7 +198,7 @@ impl ServerFile {
             )?,
             // A fraction strictly between 0 and 1 is the browser model's (per tab); the
             // server then sends readable headers.
-            headers_visible: self.headers_visible.map_or(true, |v| v.0 > 0.0),
+            headers_visible: self.headers_visible.is_none_or(|v| v.0 > 0.0),
             epoch_phase,
         }))
     }
