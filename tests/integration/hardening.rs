@@ -26,10 +26,42 @@ fn dead_pid() -> u32 {
 
 #[test]
 fn clap_errors_are_one_line_naming_the_flag_the_value_and_what_is_accepted() {
-    let cases: [(&[&str], &str); 8] = [
+    let cases: [(&[&str], &str); 16] = [
         (
-            &["--headers-visible", "1"],
-            "error: invalid value '1' for --headers-visible; accepted: true, false (hint: ",
+            &["--headers-visible", "yes"],
+            "error: invalid value 'yes' for --headers-visible: `yes` is not accepted; accepted: true, false, or the fraction of clients that can read the headers, from 0 to 1",
+        ),
+        (
+            &["--server", "fixed-window", "--headers-visible", "1.5"],
+            "error: invalid --headers-visible: 1.5; accepted: true, false, or the fraction of clients that can read the headers, a fraction from 0 to 1",
+        ),
+        (
+            &["--hidden", "1.5"],
+            "error: invalid --hidden: 1.5; accepted: the fraction of clients that are hidden tabs at t = 0, a fraction from 0 to 1",
+        ),
+        (
+            &["--hidden", "-0.1"],
+            "error: invalid --hidden: -0.1; accepted: the fraction of clients",
+        ),
+        (
+            &["--visibility-switch", "-3m"],
+            "error: invalid value '-3m' for --visibility-switch: `-3m` is negative; durations must be zero or more",
+        ),
+        (
+            &["--clock-skew", "gaussian:2s"],
+            "error: invalid value 'gaussian:2s' for --clock-skew: `gaussian:2s` is not a clock skew; accepted: a signed duration (2s, -500ms), uniform:LOW..HIGH (uniform:-5s..5s) or normal:MEAN,SD (normal:0s,2s)",
+        ),
+        (
+            &["--when-hidden", "sleep"],
+            "error: invalid value 'sleep' for --when-hidden; accepted: retry, pause",
+        ),
+        (
+            &["--hidden", "0.4", "--server", "occ"],
+            "error: invalid --hidden: given with --server occ; accepted: browser tabs with the herd servers",
+        ),
+        (
+            &["fixture", "configs/scenarios.json", "--when-hidden", "pause"],
+            "error: unexpected argument '--when-hidden' for `herd-sim fixture`; accepted: the flags listed by `herd-sim fixture --help` (hint: --when-hidden is an option of a plain run",
         ),
         (
             &["-1"],
