@@ -4,6 +4,7 @@
 mod charts;
 mod control;
 mod core;
+mod deploy;
 mod fixture;
 mod hardening;
 mod limiter;

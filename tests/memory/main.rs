@@ -11,6 +11,7 @@ use std::sync::Mutex;
 
 mod aggregate;
 mod estimate;
+mod merge;
 mod sparse;
 
 struct Counting;

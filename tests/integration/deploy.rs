@@ -1,0 +1,454 @@
+//! The files of `deploy/` are checked as far as this machine can without a cluster: the shell
+//! scripts pass `bash -n`, the Kubernetes manifests parse as YAML and hang together (volumes,
+//! claims, counts), and then each is *run* with a small sweep — `deploy/local.sh` as it is, the
+//! Slurm script through a stand-in `sbatch` that runs an array's tasks with the variables Slurm
+//! sets, the manifests' container commands with the variables the Job controller sets and their
+//! mount paths moved into a scratch folder — and the merged file is compared byte for byte with
+//! one `herd-sim sweep` of the same grid. Neither a real Slurm nor a real Kubernetes ran here.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command as Process;
+
+use assert_cmd::cargo::cargo_bin;
+use yaml_rust2::{Yaml, YamlLoader};
+
+const SCHEDULER_VARIABLES: [&str; 7] = [
+    "SLURM_ARRAY_TASK_ID",
+    "SLURM_ARRAY_TASK_COUNT",
+    "SLURM_ARRAY_TASK_MIN",
+    "SLURM_ARRAY_TASK_MAX",
+    "SLURM_CPUS_PER_TASK",
+    "JOB_COMPLETION_INDEX",
+    "HERD_SIM_SHARDS",
+];
+
+/// A small grid of uneven cells: 10 to 3000 clients, two strategies, three seeds (18 rows).
+const GRID: [&str; 6] = [
+    "--clients",
+    "10,300,3000",
+    "--strategy",
+    "fixed,full-jitter",
+    "--seeds",
+    "3",
+];
+
+fn repository() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// A command with no scheduler variable inherited from a real job the tests may run in.
+fn process(program: impl AsRef<std::ffi::OsStr>) -> Process {
+    let mut command = Process::new(program);
+    for name in SCHEDULER_VARIABLES {
+        command.env_remove(name);
+    }
+    command
+}
+
+fn succeed(command: &mut Process) -> String {
+    let output = command.output().unwrap();
+    assert!(
+        output.status.success(),
+        "{command:?}: {}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+/// `herd-sim sweep ARGS --out OUT` on one machine: what every deployment must reproduce.
+fn one_machine(args: &[&str], out: &Path) -> Vec<u8> {
+    succeed(
+        process(cargo_bin("herd-sim"))
+            .arg("sweep")
+            .args(args)
+            .arg("--out")
+            .arg(out),
+    );
+    fs::read(out).unwrap()
+}
+
+/// `PATH` with the folder of the herd-sim under test first (and `extra` before it).
+fn path_with(extra: Option<&Path>) -> std::ffi::OsString {
+    let bin = cargo_bin("herd-sim");
+    let mut dirs: Vec<PathBuf> = extra.map(Path::to_path_buf).into_iter().collect();
+    dirs.push(bin.parent().unwrap().to_path_buf());
+    dirs.extend(std::env::split_paths(
+        &std::env::var_os("PATH").unwrap_or_default(),
+    ));
+    std::env::join_paths(dirs).unwrap()
+}
+
+#[test]
+fn the_shell_scripts_pass_bash_n_and_the_sbatch_directives_are_options() {
+    for script in ["deploy/local.sh", "deploy/slurm/sweep.sbatch"] {
+        succeed(process("bash").arg("-n").arg(repository().join(script)));
+    }
+    let sbatch = fs::read_to_string(repository().join("deploy/slurm/sweep.sbatch")).unwrap();
+    let directives: Vec<&str> = sbatch
+        .lines()
+        .filter_map(|l| l.strip_prefix("#SBATCH "))
+        .collect();
+    assert!(directives.len() >= 4, "{directives:?}");
+    for d in &directives {
+        // sbatch reads `--name=value` or `--name` (no spaces, no short forms, for clarity).
+        let name = d
+            .strip_prefix("--")
+            .unwrap_or_else(|| panic!("#SBATCH {d}"));
+        let name = name.split('=').next().unwrap();
+        assert!(
+            !name.is_empty() && name.bytes().all(|b| b.is_ascii_lowercase() || b == b'-'),
+            "#SBATCH {d}"
+        );
+    }
+    // Directives are read only before the first command.
+    let first_command = sbatch
+        .lines()
+        .position(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .unwrap();
+    assert!(sbatch
+        .lines()
+        .skip(first_command)
+        .all(|l| !l.starts_with("#SBATCH")));
+}
+
+#[test]
+fn local_sh_runs_the_shards_on_this_machines_cores_into_the_one_machine_file() {
+    let dir = tempfile::tempdir().unwrap();
+    for (n, extra) in [(5, None), (3, Some("--aggregate"))] {
+        let args: Vec<&str> = GRID.iter().copied().chain(extra).collect();
+        let whole = one_machine(&args, &dir.path().join(format!("one-{n}.csv")));
+        let out = dir.path().join(format!("local-{n}.csv"));
+        succeed(
+            process("bash")
+                .arg(repository().join("deploy/local.sh"))
+                .arg(n.to_string())
+                .arg(&out)
+                .args(&args)
+                .env("PATH", path_with(None))
+                .env("JOBS", "2"),
+        );
+        assert_eq!(fs::read(&out).unwrap(), whole, "{n} shards {extra:?}");
+        let shards = fs::read_dir(dir.path().join(format!("local-{n}.csv.shards")))
+            .unwrap()
+            .filter(|e| {
+                let name = e.as_ref().unwrap().file_name();
+                name.to_string_lossy().ends_with(".shard.json")
+            })
+            .count();
+        assert_eq!(shards, n);
+    }
+}
+
+/// A stand-in for `sbatch`: runs the job at once, an array's tasks one after another with the
+/// variables Slurm gives them (`SLURM_ARRAY_TASK_ID`, `_MIN`, `_MAX`, `_COUNT`), their output
+/// into log files as Slurm does; a job with `--dependency=afterok:ID` runs only if job ID
+/// succeeded. Every call is logged to `$FAKE_SBATCH_STATE/calls`.
+const FAKE_SBATCH: &str = r#"#!/usr/bin/env bash
+set -euo pipefail
+state=${FAKE_SBATCH_STATE:?}
+parsable=0 array="" dependency=""
+while [ "$#" -gt 0 ]; do
+    case "$1" in
+        --parsable) parsable=1 ;;
+        --array=*) array=${1#--array=} ;;
+        --dependency=*) dependency=${1#--dependency=} ;;
+        --job-name=* | --output=*) ;;
+        --*) echo "fake sbatch: unexpected option $1" >&2; exit 1 ;;
+        *) break ;;
+    esac
+    shift
+done
+script=$1
+shift
+id=$(cat "$state/next" 2>/dev/null || echo 1000)
+echo $((id + 1)) > "$state/next"
+echo "job $id array=$array dependency=$dependency args=$*" >> "$state/calls"
+[ "$parsable" = 1 ] || { echo "fake sbatch: call without --parsable" >&2; exit 1; }
+status=ok
+if [ -n "$dependency" ]; then
+    case "$dependency" in
+        afterok:*) [ "$(cat "$state/status-${dependency#afterok:}")" = ok ] || status=never ;;
+        *) echo "fake sbatch: unexpected dependency $dependency" >&2; exit 1 ;;
+    esac
+fi
+if [ "$status" = ok ] && [ -n "$array" ]; then
+    range=${array%%\%*}
+    min=${range%-*} max=${range#*-}
+    for ((task = min; task <= max; task++)); do
+        SLURM_JOB_ID=$id SLURM_ARRAY_JOB_ID=$id SLURM_ARRAY_TASK_ID=$task \
+        SLURM_ARRAY_TASK_MIN=$min SLURM_ARRAY_TASK_MAX=$max \
+        SLURM_ARRAY_TASK_COUNT=$((max - min + 1)) SLURM_CPUS_PER_TASK=1 \
+            bash "$script" "$@" > "$state/log-${id}_$task" 2>&1 || status=failed
+    done
+elif [ "$status" = ok ]; then
+    SLURM_JOB_ID=$id bash "$script" "$@" > "$state/log-$id" 2>&1 || status=failed
+fi
+echo "$status" > "$state/status-$id"
+echo "$id;cluster"
+"#;
+
+#[test]
+fn the_slurm_script_submits_an_array_of_shards_and_a_dependent_merge() {
+    let dir = tempfile::tempdir().unwrap();
+    let bin = dir.path().join("bin");
+    let state = dir.path().join("state");
+    fs::create_dir_all(&bin).unwrap();
+    fs::create_dir_all(&state).unwrap();
+    let sbatch = bin.join("sbatch");
+    fs::write(&sbatch, FAKE_SBATCH).unwrap();
+    succeed(process("chmod").arg("+x").arg(&sbatch));
+    let submit = |n: u64, out: &Path, args: &[&str]| {
+        let mut command = process("bash");
+        command
+            .arg(repository().join("deploy/slurm/sweep.sbatch"))
+            .arg("submit")
+            .arg(n.to_string())
+            .arg(out)
+            .args(args)
+            .env("PATH", path_with(Some(&bin)))
+            .env("FAKE_SBATCH_STATE", &state)
+            .current_dir(dir.path());
+        command
+    };
+    // More shards than rows (18), and a few; tidy and aggregated.
+    for (n, extra) in [(25u64, None), (4, Some("--aggregate"))] {
+        let args: Vec<&str> = GRID.iter().copied().chain(extra).collect();
+        let whole = one_machine(&args, &dir.path().join(format!("one-{n}.csv")));
+        let out = dir.path().join(format!("slurm-{n}.csv"));
+        let said = succeed(&mut submit(n, &out, &args));
+        assert!(said.contains(&format!("({n} tasks)")), "{said}");
+        assert_eq!(fs::read(&out).unwrap(), whole, "{n} shards {extra:?}");
+    }
+    let calls = fs::read_to_string(state.join("calls")).unwrap();
+    let lines: Vec<&str> = calls.lines().collect();
+    assert!(lines[0].starts_with("job 1000 array=0-24 dependency= args=shard "));
+    assert!(lines[1].starts_with("job 1001 array= dependency=afterok:1000 args=merge "));
+    assert!(lines[3].contains("dependency=afterok:1002") && lines[3].ends_with("--aggregate"));
+    // A shard that fails (here a flag the sweep refuses): the merge never runs.
+    let out = dir.path().join("never.csv");
+    succeed(&mut submit(2, &out, &["--clients", "0"]));
+    assert_eq!(
+        fs::read_to_string(state.join("status-1004"))
+            .unwrap()
+            .trim(),
+        "failed"
+    );
+    assert_eq!(
+        fs::read_to_string(state.join("status-1005"))
+            .unwrap()
+            .trim(),
+        "never"
+    );
+    assert!(!out.exists());
+}
+
+fn documents(path: &str) -> Vec<Yaml> {
+    let text = fs::read_to_string(repository().join(path)).unwrap();
+    YamlLoader::load_from_str(&text).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+fn text(y: &Yaml) -> &str {
+    y.as_str()
+        .unwrap_or_else(|| panic!("expected a string, got {y:?}"))
+}
+
+fn strings(y: &Yaml) -> Vec<String> {
+    y.as_vec()
+        .unwrap_or_else(|| panic!("expected a list, got {y:?}"))
+        .iter()
+        .map(|s| text(s).to_string())
+        .collect()
+}
+
+/// One container of a Job, as the test runs it.
+struct Container {
+    args: Vec<String>,
+    env: BTreeMap<String, String>,
+    /// `(mount path, volume name)`.
+    mounts: Vec<(String, String)>,
+}
+
+fn container(job: &Yaml, claims: &[String], config_maps: &[String]) -> Container {
+    let pod = &job["spec"]["template"]["spec"];
+    assert_eq!(text(&pod["restartPolicy"]), "Never");
+    let containers = pod["containers"].as_vec().unwrap();
+    assert_eq!(containers.len(), 1);
+    let c = &containers[0];
+    assert!(text(&c["image"]).starts_with("herd-sim:"));
+    let env = c["env"]
+        .as_vec()
+        .map(|v| {
+            v.iter()
+                .map(|e| (text(&e["name"]).to_string(), text(&e["value"]).to_string()))
+                .collect()
+        })
+        .unwrap_or_default();
+    // Every mount names a volume of the pod, and every volume is a claim or a ConfigMap
+    // declared in the manifests.
+    let volumes = pod["volumes"].as_vec().unwrap();
+    let mounts: Vec<(String, String)> = c["volumeMounts"]
+        .as_vec()
+        .unwrap()
+        .iter()
+        .map(|m| (text(&m["mountPath"]).into(), text(&m["name"]).into()))
+        .collect();
+    for (_, name) in &mounts {
+        let volume = volumes
+            .iter()
+            .find(|v| text(&v["name"]) == name)
+            .unwrap_or_else(|| panic!("no volume {name}"));
+        let claim = volume["persistentVolumeClaim"]["claimName"].as_str();
+        let map = volume["configMap"]["name"].as_str();
+        assert!(
+            claim.is_some_and(|c| claims.iter().any(|k| k == c))
+                || map.is_some_and(|m| config_maps.iter().any(|k| k == m)),
+            "volume {name}: {volume:?}"
+        );
+    }
+    Container {
+        args: strings(&c["args"]),
+        env,
+        mounts,
+    }
+}
+
+/// Runs `c` as its pod would: `$(VAR)` in its arguments expanded from its environment (as the
+/// kubelet does), every mount path moved under `root`.
+fn run_pod(c: &Container, extra_env: &[(&str, String)], root: &Path) {
+    let mut env = c.env.clone();
+    env.extend(extra_env.iter().map(|(k, v)| (k.to_string(), v.clone())));
+    let args: Vec<String> = c
+        .args
+        .iter()
+        .map(|a| {
+            let mut a = a.clone();
+            for (k, v) in &env {
+                a = a.replace(&format!("$({k})"), v);
+            }
+            assert!(!a.contains("$("), "unexpanded {a}");
+            for (mount, _) in &c.mounts {
+                if let Some(rest) = a.strip_prefix(mount.as_str()) {
+                    a = format!("{}{mount}{rest}", root.display());
+                }
+            }
+            a
+        })
+        .collect();
+    succeed(process(cargo_bin("herd-sim")).args(&args).envs(&env));
+}
+
+#[test]
+fn the_kubernetes_manifests_parse_hang_together_and_their_commands_merge_into_one_sweep() {
+    let sweep = documents("deploy/k8s/sweep-job.yaml");
+    let merge = documents("deploy/k8s/merge-job.yaml");
+    let kind = |d: &Yaml| text(&d["kind"]).to_string();
+    let name = |d: &Yaml| text(&d["metadata"]["name"]).to_string();
+    let of = |kind_: &str| -> Vec<&Yaml> {
+        sweep
+            .iter()
+            .chain(&merge)
+            .filter(|d| kind(d) == kind_)
+            .collect()
+    };
+    let claims: Vec<String> = of("PersistentVolumeClaim")
+        .iter()
+        .map(|d| name(d))
+        .collect();
+    for claim in of("PersistentVolumeClaim") {
+        // Pods on several nodes write shards to it at once.
+        assert!(strings(&claim["spec"]["accessModes"]).contains(&"ReadWriteMany".to_string()));
+    }
+    let maps = of("ConfigMap");
+    assert_eq!(maps.len(), 1);
+    let map_names = vec![name(maps[0])];
+    let jobs = of("Job");
+    assert_eq!(jobs.len(), 2);
+    for job in &jobs {
+        assert_eq!(text(&job["apiVersion"]), "batch/v1");
+    }
+    let shard_job = jobs
+        .iter()
+        .find(|j| j["spec"]["completionMode"].as_str() == Some("Indexed"))
+        .expect("an Indexed Job");
+    let merge_job = jobs
+        .iter()
+        .find(|j| j["spec"]["completionMode"].is_badvalue())
+        .expect("a merge Job");
+    let completions = shard_job["spec"]["completions"].as_i64().unwrap();
+    let parallelism = shard_job["spec"]["parallelism"].as_i64().unwrap();
+    assert!(0 < parallelism && parallelism <= completions);
+    let shard = container(shard_job, &claims, &map_names);
+    let merger = container(merge_job, &claims, &map_names);
+    assert_eq!(shard.args[0], "sweep");
+    assert_eq!(merger.args[0], "merge");
+    // The pod learns its index from the controller, the count from the manifest: they agree.
+    assert_eq!(shard.env["HERD_SIM_SHARDS"], completions.to_string());
+    let at = shard.args.iter().position(|a| a == "--shard").unwrap();
+    assert_eq!(shard.args[at + 1], "auto");
+
+    // Run it: the ConfigMap's files where the pod mounts them, then every index, then the merge.
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let (config_mount, _) = shard
+        .mounts
+        .iter()
+        .find(|(_, volume)| {
+            let pod = &shard_job["spec"]["template"]["spec"];
+            pod["volumes"]
+                .as_vec()
+                .unwrap()
+                .iter()
+                .any(|v| text(&v["name"]) == volume && !v["configMap"].is_badvalue())
+        })
+        .unwrap();
+    let config_dir = PathBuf::from(format!("{}{config_mount}", root.display()));
+    fs::create_dir_all(&config_dir).unwrap();
+    let files = maps[0]["data"].as_hash().unwrap();
+    for (file, body) in files {
+        fs::write(config_dir.join(text(file)), text(body)).unwrap();
+    }
+    for (mount, _) in shard.mounts.iter().chain(&merger.mounts) {
+        fs::create_dir_all(format!("{}{mount}", root.display())).unwrap();
+    }
+    for index in 0..completions {
+        run_pod(&shard, &[("JOB_COMPLETION_INDEX", index.to_string())], root);
+    }
+    run_pod(&merger, &[], root);
+    let at = merger.args.iter().position(|a| a == "--out").unwrap();
+    let merged = fs::read(format!("{}{}", root.display(), merger.args[at + 1])).unwrap();
+    // The same sweep on one machine: the config the ConfigMap holds.
+    let (file, _) = files.iter().next().unwrap();
+    let config = config_dir.join(text(file));
+    let whole = one_machine(
+        &["--config", config.to_str().unwrap()],
+        &root.join("one.csv"),
+    );
+    assert_eq!(merged, whole);
+    assert!(String::from_utf8_lossy(&whole).lines().count() > completions as usize);
+}
+
+#[test]
+fn the_containerfile_builds_a_static_dist_binary_in_one_stage_and_runs_it_from_scratch() {
+    let text = fs::read_to_string(repository().join("deploy/Containerfile")).unwrap();
+    let stages: Vec<&str> = text.lines().filter(|l| l.starts_with("FROM ")).collect();
+    assert_eq!(stages.len(), 2, "{stages:?}");
+    assert!(stages[0].ends_with(" AS build"));
+    assert_eq!(stages[1], "FROM scratch");
+    assert!(text.contains("cargo build --profile dist --locked"));
+    assert!(text.contains("+crt-static"));
+    // The manifests' images run this entry point with their args.
+    assert!(text.contains(r#"ENTRYPOINT ["/usr/local/bin/herd-sim"]"#));
+    // Every path the build stage copies exists in the repository.
+    for line in text
+        .lines()
+        .filter(|l| l.starts_with("COPY ") && !l.contains("--from"))
+    {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        for source in &words[1..words.len() - 1] {
+            assert!(repository().join(source).exists(), "{line}");
+        }
+    }
+}
