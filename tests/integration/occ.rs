@@ -138,3 +138,143 @@ fn occ_flags_elsewhere_and_other_flags_with_occ_are_refused() {
     // The independent path cannot run clients that interact.
     refused_in_one_line(&["--server", "occ", "--engine", "independent"], "--engine");
 }
+
+/// The README's study data, `docs/occ-contention.csv` (written by scripts/occ-contention.sh):
+/// `(strategy, clients)` → `(attempts_mean, finish_s_mean, base_s)`.
+type Study = std::collections::BTreeMap<(String, u64), (f64, f64, f64)>;
+
+fn study() -> Study {
+    let mut reader = csv::Reader::from_path("docs/occ-contention.csv").unwrap();
+    let header = reader.headers().unwrap().clone();
+    let column = |name: &str| header.iter().position(|c| c == name).unwrap();
+    let (strategy, clients, base) = (column("strategy"), column("clients"), column("base_s"));
+    let (attempts, finish) = (column("attempts_mean"), column("finish_s_mean"));
+    let gave_up = column("gave_up_max");
+    let mut out = Study::new();
+    for record in reader.records() {
+        let r = record.unwrap();
+        // Retries are never spent (see configs/occ-contention.toml): no client gave up.
+        assert_eq!(&r[gave_up], "0", "{r:?}");
+        let number = |i: usize| r[i].parse::<f64>().unwrap();
+        out.insert(
+            (r[strategy].to_string(), r[clients].parse().unwrap()),
+            (number(attempts), number(finish), number(base)),
+        );
+    }
+    out
+}
+
+#[test]
+fn the_committed_study_data_is_what_the_sweeps_write() {
+    // The script's two sweeps, cut to 10, 50 and 100 clients: their rows are the file's.
+    let committed = std::fs::read_to_string("docs/occ-contention.csv").unwrap();
+    let lines: std::collections::BTreeSet<&str> = committed.lines().collect();
+    let header = committed.lines().next().unwrap();
+    let mut rows = 0;
+    for extra in [
+        &["--strategy", "naive,exponential,full-jitter,equal-jitter"][..],
+        &["--strategy", "decorrelated-jitter", "--base", "5ms"][..],
+    ] {
+        let mut args = vec!["sweep", "--config", CONFIG, "--clients", "10,50,100"];
+        args.extend(extra);
+        args.push("--aggregate");
+        let out = String::from_utf8(ok(&args)).unwrap();
+        let mut fresh = out.lines();
+        assert_eq!(fresh.next(), Some(header));
+        for line in fresh {
+            assert!(lines.contains(line), "not in docs/occ-contention.csv: {line}");
+            rows += 1;
+        }
+    }
+    assert_eq!(rows, 15);
+    // The whole file: 19 client counts × 5 strategies, every client done.
+    assert_eq!(study().len(), 19 * 5);
+    assert!(committed.lines().count() == 1 + 19 * 5);
+}
+
+#[test]
+fn the_readmes_contention_figures_are_the_committed_datas() {
+    let text = std::fs::read_to_string("README.md").unwrap();
+    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let data = study();
+    let get = |s: &str, n: u64| data[&(s.to_string(), n)];
+    let work = |s: &str, n: u64| get(s, n).0;
+    let time = |s: &str, n: u64| get(s, n).1;
+    let strategies = [
+        "naive",
+        "exponential",
+        "full-jitter",
+        "equal-jitter",
+        "decorrelated-jitter",
+    ];
+    for s in strategies {
+        let row = text
+            .lines()
+            .find(|l| l.starts_with(&format!("| `{s}` |")))
+            .unwrap_or_else(|| panic!("README: no contention row for {s}"));
+        let cells: Vec<&str> = row.split('|').map(str::trim).collect();
+        let base = format!("{} ms", get(s, 10).2 * 1000.0);
+        let mut expected = vec![base];
+        expected.extend([10, 100, 1000].map(|n| format!("{:.1}", work(s, n))));
+        expected.extend([10, 100, 1000].map(|n| format!("{:.2}", time(s, n))));
+        assert_eq!(cells[2..9], expected[..], "{s}");
+    }
+    let says = |sentence: String| {
+        assert!(flat.contains(&sentence), "README should say: {sentence}");
+    };
+    let exponent = |s: &str, a: u64, b: u64| (work(s, b) / work(s, a)).ln() / (b as f64 / a as f64).ln();
+    let percent = |a: f64, b: f64| 100.0 * (a / b - 1.0);
+    says(format!(
+        "Ours grows as N^{:.2} from 10 to 100 clients and N^{:.2} from 100 to 1000",
+        exponent("naive", 10, 100),
+        exponent("naive", 100, 1000)
+    ));
+    says(format!(
+        "1000 clients make {:.3} of N(N+1)/2",
+        work("naive", 1000) / 500_500.0
+    ));
+    let jittered = ["full-jitter", "equal-jitter", "decorrelated-jitter"];
+    let slowest = |n: u64| jittered.iter().map(|s| time(s, n)).fold(0.0, f64::max);
+    says(format!(
+        "Ours: {:.2} s at 100 clients, {:.1} times the slowest jittered strategy, and {:.1} times at 1000; it also does {:.2} times full jitter's work at 100 clients",
+        time("exponential", 100),
+        time("exponential", 100) / slowest(100),
+        time("exponential", 1000) / slowest(1000),
+        work("exponential", 100) / work("full-jitter", 100)
+    ));
+    // Equal against full jitter: more work at 100 clients, less at 1000, longer at 100.
+    let (e100, e1000) = (
+        percent(work("equal-jitter", 100), work("full-jitter", 100)),
+        percent(work("equal-jitter", 1000), work("full-jitter", 1000)),
+    );
+    let longer = percent(time("equal-jitter", 100), time("full-jitter", 100));
+    assert!(e100 > 0.0 && e1000 < 0.0 && longer > 0.0);
+    says(format!(
+        "equal jitter does {e100:.1} % more at 100 clients, but {:.1} % less at 1000; its time is the longer ({longer:.1} % at 100 clients)",
+        -e1000
+    ));
+    let (d100, d1000) = (
+        percent(work("decorrelated-jitter", 100), work("full-jitter", 100)),
+        percent(work("decorrelated-jitter", 1000), work("full-jitter", 1000)),
+    );
+    assert!(d100 > 0.0 && d1000 > 0.0);
+    says(format!(
+        "Ours: {d100:.1} % more than full jitter at 100 clients, {d1000:.1} % at 1000"
+    ));
+    let (t100, t1000) = (
+        percent(time("full-jitter", 100), time("decorrelated-jitter", 100)),
+        percent(time("full-jitter", 1000), time("decorrelated-jitter", 1000)),
+    );
+    assert!(t100 > 0.0 && t1000 < 0.0);
+    says(format!(
+        "less work, and {t100:.1} % longer, as published; at 1000 clients full jitter is {:.1} % shorter",
+        -t1000
+    ));
+    // "At 10 clients decorrelated jitter does the least work."
+    let least = strategies
+        .iter()
+        .min_by(|a, b| work(a, 10).total_cmp(&work(b, 10)))
+        .unwrap();
+    assert_eq!(*least, "decorrelated-jitter");
+    says("At 10 clients decorrelated jitter does the least work".into());
+}

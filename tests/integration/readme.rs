@@ -33,7 +33,7 @@ use herd_sim::sweep::file::SweepFile;
 use herd_sim::sweep::{Plan, SweepSpec, DEFAULT_MAX_CELLS};
 
 /// Lines of ` ```sh ` blocks that are shown but not run, by prefix, with the reason.
-const NOT_RUN: [(&str, &str); 4] = [
+const NOT_RUN: [(&str, &str); 7] = [
     (
         "cargo test",
         "the test suite itself: this test is part of it",
@@ -50,7 +50,23 @@ const NOT_RUN: [(&str, &str); 4] = [
         "/usr/bin/time",
         "a measurement of time and memory at 10 M clients, quoted in the README as measured",
     ),
+    (
+        "bash deploy/slurm/",
+        "needs a Slurm cluster; tests/integration/deploy.rs runs it through a stand-in sbatch",
+    ),
+    (
+        "docker build",
+        "needs a container engine (none runs here); deploy.rs checks the Containerfile's stages",
+    ),
+    (
+        "kubectl",
+        "needs a Kubernetes cluster; deploy.rs runs the manifests' container commands",
+    ),
 ];
+
+/// Lines of ` ```sh ` blocks that run a script of the repository (with `bash`, in the scratch
+/// folder, the herd-sim under test first on `PATH`).
+const SCRIPTS: [&str; 1] = ["deploy/local.sh"];
 
 fn readme() -> String {
     fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap()
@@ -121,7 +137,39 @@ fn scratch() -> tempfile::TempDir {
         )
         .unwrap();
     }
+    // The data the README's charts are drawn from (written by the scripts it names).
+    let docs = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs");
+    fs::create_dir(dir.path().join("docs")).unwrap();
+    for entry in fs::read_dir(docs).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "csv") {
+            fs::copy(&path, dir.path().join("docs").join(path.file_name().unwrap())).unwrap();
+        }
+    }
     dir
+}
+
+/// Runs the repository's script `script` with `args` through bash in `dir`; asserts exit 0.
+fn run_script(dir: &Path, script: &str, args: &[String], at: usize) {
+    let bin = assert_cmd::cargo::cargo_bin("herd-sim");
+    let mut path = vec![bin.parent().unwrap().to_path_buf()];
+    path.extend(std::env::split_paths(
+        &std::env::var_os("PATH").unwrap_or_default(),
+    ));
+    let output = std::process::Command::new("bash")
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join(script))
+        .args(args)
+        .current_dir(dir)
+        .env("PATH", std::env::join_paths(path).unwrap())
+        .env("JOBS", "2")
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "README line {at}: `{script} {}` failed: {}",
+        args.join(" "),
+        String::from_utf8_lossy(&output.stderr)
+    );
 }
 
 /// Runs `herd-sim ARGS` in `dir`; asserts exit 0 and returns stdout.
@@ -188,6 +236,12 @@ fn every_command_and_output_block_of_the_readme_is_what_the_binary_does() {
         match block.language.as_str() {
             "sh" => {
                 for (i, line) in block.lines.iter().enumerate() {
+                    let w = words(line.trim());
+                    if let Some(script) = SCRIPTS.iter().find(|s| w.first() == Some(&s.to_string())) {
+                        run_script(dir.path(), script, &w[1..], at + 1 + i);
+                        checked += 1;
+                        continue;
+                    }
                     if let Some(args) = command_of(line.trim(), at + 1 + i) {
                         run(dir.path(), &args, at + 1 + i);
                         checked += 1;
@@ -249,6 +303,16 @@ fn every_command_and_output_block_of_the_readme_is_what_the_binary_does() {
         }
     }
     assert!(checked >= 20, "only {checked} blocks and commands found");
+    // "Outgrowing one machine": the shards merged by hand and by deploy/local.sh are the
+    // one-machine sweep of "Sweeps", byte for byte.
+    let output = dir.path().join("output");
+    let whole = fs::read(output.join("peak-by-clients.csv")).unwrap();
+    for merged in ["peak-by-clients-merged.csv", "local.csv"] {
+        assert!(
+            fs::read(output.join(merged)).unwrap() == whole,
+            "README: output/{merged} is not output/peak-by-clients.csv"
+        );
+    }
 }
 
 #[test]
