@@ -77,9 +77,7 @@ fn bench(c: &mut Criterion) {
     let mut group = c.benchmark_group("merge");
     group.sample_size(10);
     group.throughput(Throughput::Bytes(bytes));
-    group.bench_function("read_lines", |b| {
-        b.iter(|| black_box(read_lines(&files)))
-    });
+    group.bench_function("read_lines", |b| b.iter(|| black_box(read_lines(&files))));
     group.bench_function("merge", |b| {
         b.iter(|| black_box(merge(&files, &out, false).expect("merge").rows))
     });

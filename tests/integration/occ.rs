@@ -182,7 +182,10 @@ fn the_committed_study_data_is_what_the_sweeps_write() {
         let mut fresh = out.lines();
         assert_eq!(fresh.next(), Some(header));
         for line in fresh {
-            assert!(lines.contains(line), "not in docs/occ-contention.csv: {line}");
+            assert!(
+                lines.contains(line),
+                "not in docs/occ-contention.csv: {line}"
+            );
             rows += 1;
         }
     }
@@ -222,7 +225,8 @@ fn the_readmes_contention_figures_are_the_committed_datas() {
     let says = |sentence: String| {
         assert!(flat.contains(&sentence), "README should say: {sentence}");
     };
-    let exponent = |s: &str, a: u64, b: u64| (work(s, b) / work(s, a)).ln() / (b as f64 / a as f64).ln();
+    let exponent =
+        |s: &str, a: u64, b: u64| (work(s, b) / work(s, a)).ln() / (b as f64 / a as f64).ln();
     let percent = |a: f64, b: f64| 100.0 * (a / b - 1.0);
     says(format!(
         "Ours grows as N^{:.2} from 10 to 100 clients and N^{:.2} from 100 to 1000",

@@ -143,7 +143,11 @@ fn scratch() -> tempfile::TempDir {
     for entry in fs::read_dir(docs).unwrap() {
         let path = entry.unwrap().path();
         if path.extension().is_some_and(|e| e == "csv") {
-            fs::copy(&path, dir.path().join("docs").join(path.file_name().unwrap())).unwrap();
+            fs::copy(
+                &path,
+                dir.path().join("docs").join(path.file_name().unwrap()),
+            )
+            .unwrap();
         }
     }
     dir
@@ -237,7 +241,8 @@ fn every_command_and_output_block_of_the_readme_is_what_the_binary_does() {
             "sh" => {
                 for (i, line) in block.lines.iter().enumerate() {
                     let w = words(line.trim());
-                    if let Some(script) = SCRIPTS.iter().find(|s| w.first() == Some(&s.to_string())) {
+                    if let Some(script) = SCRIPTS.iter().find(|s| w.first() == Some(&s.to_string()))
+                    {
                         run_script(dir.path(), script, &w[1..], at + 1 + i);
                         checked += 1;
                         continue;
