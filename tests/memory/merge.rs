@@ -7,9 +7,21 @@ use std::path::{Path, PathBuf};
 use herd_sim::sweep::merge::merge;
 use herd_sim::sweep::shard::{Shard, ShardRun};
 use herd_sim::sweep::sink::{Destination, RowSink, Start};
-use herd_sim::sweep::{run, SweepSpec};
+use herd_sim::sweep::{run_in, SweepSpec};
 
 use crate::{peak_bytes, serial};
+
+/// One worker thread for the whole binary: a pool dropped at the end of this test would free
+/// its threads' memory while another test measures.
+fn pool() -> &'static rayon::ThreadPool {
+    static POOL: std::sync::OnceLock<rayon::ThreadPool> = std::sync::OnceLock::new();
+    POOL.get_or_init(|| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .unwrap()
+    })
+}
 
 /// Writes the `count` shards of a sweep of `seeds` rows into `dir`; returns the folder.
 fn shards(dir: &Path, seeds: u64, count: u64) -> PathBuf {
@@ -27,7 +39,7 @@ fn shards(dir: &Path, seeds: u64, count: u64) -> PathBuf {
         let (plan, shard) = ShardRun::prepare(spec, Shard { index, count }, &out).unwrap();
         let sink = RowSink::open(&plan, &out, Start::Fresh).unwrap();
         shard.begin().unwrap();
-        run(&plan, sink, Some(1), &|_| {}).unwrap();
+        run_in(pool(), &plan, sink, &|_| {}).unwrap();
         shard.finish().unwrap();
     }
     folder
