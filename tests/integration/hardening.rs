@@ -254,6 +254,10 @@ fn a_second_process_on_the_same_sweep_output_is_refused_and_damages_nothing() {
 /// not for the stacks of a thousand threads (2 MiB each), so starting them fails.
 fn herd_limited(args: &[&str]) -> std::process::Output {
     std::process::Command::new("sh")
+        // One malloc arena: otherwise each thread that starts reserves 64 MiB of address space
+        // for its own arena, and under this limit the main thread's next allocation can fail
+        // before the spawn does, depending on how far the started threads got (seen under load).
+        .env("MALLOC_ARENA_MAX", "1")
         .arg("-c")
         .arg("ulimit -v 400000 && exec \"$0\" \"$@\"")
         .arg(assert_cmd::cargo::cargo_bin("herd-sim"))

@@ -29,8 +29,11 @@ fn bounded(text: &str, path: Path, factor: f64) {
 
 #[test]
 fn independent_path_herd() {
-    bounded("clients = 1000000\n", Path::Auto, 4.0);
-    bounded("clients = 1000\nstrategy = \"all\"\n", Path::Auto, 4.0);
+    // The estimate counts both threads' working buffers; on a loaded machine one thread can
+    // run every block while the other waits, halving the peak (4.02× and 6.1× were seen at a
+    // load average of 10, under 4× otherwise), so the looseness allowed is twice the others'.
+    bounded("clients = 1000000\n", Path::Auto, 8.0);
+    bounded("clients = 1000\nstrategy = \"all\"\n", Path::Auto, 8.0);
 }
 
 #[test]
