@@ -10,7 +10,7 @@
 //! hold the two rules everything else relies on: integer nanoseconds, and one documented
 //! seeding rule. [`fixture`] plays scripted scenarios through the same [`policy`] code, one
 //! client at a time, to pin a retry policy in CI. The library never imports clap; the binary's
-//! `cli.rs` does.
+//! `cli` module (src/cli/) does.
 
 #![warn(missing_docs)]
 

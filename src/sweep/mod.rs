@@ -18,7 +18,7 @@
 //!   as soon as its row is formatted, and at most one window of rows waits to be written.
 //!
 //! Every cell is validated before any is simulated. The library never imports clap; the
-//! binary's `cli.rs` turns flags into a [`SweepSpec`].
+//! binary's `cli` module turns flags into a [`SweepSpec`].
 
 pub mod file;
 pub mod merge;

@@ -1,0 +1,36 @@
+//! Flags of retry control: the flaky server, budgets, breakers and throttles.
+
+use clap::Args;
+
+use super::values::*;
+
+/// Flags of retry control: the `flaky` server, and the budgets, breakers and throttles each
+/// client process keeps (see `herd_sim::policy::control`).
+#[derive(Debug, Args)]
+#[command(next_help_heading = "Retry control")]
+pub struct ControlArgs {
+    /// Flaky: probability that an attempt fails with a 503, independently, 0 to 1 [default: 0].
+    #[arg(long, value_name = "X", value_parser = parse_number, allow_hyphen_values = true)]
+    pub failure_rate: Option<f64>,
+
+    /// Retry budget of each client process: none, token-bucket[:deposit=0.1,cost=1,capacity=5],
+    /// grpc[:max_tokens=10,token_ratio=0.1],
+    /// aws-standard[:capacity=500,cost=5,timeout_cost=10,success_increment=1],
+    /// envoy[:percent=20,min_concurrency=3], finagle[:ttl=10s,min_per_s=10,percent=20]
+    /// [default: none].
+    #[arg(long, value_name = "NAME[:K=V,..]", allow_hyphen_values = true)]
+    pub budget: Option<String>,
+
+    /// Circuit breaker of each client process: none, retries[:ratio=0.1,window=all] (retries
+    /// stop while failed attempts / calls exceed the ratio), or
+    /// calls[:ratio=0.5,window=10s,min_calls=20,open=5s] (closed, open, half-open)
+    /// [default: none].
+    #[arg(long, value_name = "NAME[:K=V,..]", allow_hyphen_values = true)]
+    pub breaker: Option<String>,
+
+    /// Adaptive throttle of each client process: none, or sre[:k=2,window=2m] (Google SRE
+    /// client-side throttling: reject locally with probability
+    /// max(0, (requests - k*accepts)/(requests + 1))) [default: none].
+    #[arg(long, value_name = "NAME[:K=V,..]", allow_hyphen_values = true)]
+    pub throttle: Option<String>,
+}

@@ -1,0 +1,232 @@
+//! Flags of `herd-sim sweep` (the grid built from the library's parameter table) and
+//! `herd-sim merge`.
+
+use std::path::PathBuf;
+
+use clap::{Arg, ArgMatches, Args, FromArgMatches};
+
+use herd_sim::config::{ScenarioFile, DEFAULT_MAX_REQUESTS};
+use herd_sim::policy::Strategy;
+use herd_sim::sweep::file::SweepFile;
+use herd_sim::sweep::parameter::PARAMETERS;
+use herd_sim::sweep::shard::{Shard, ShardChoice};
+use herd_sim::sweep::sink::{Destination, Start};
+use herd_sim::sweep::{Layout, SweepError, SweepSpec, DEFAULT_MAX_CELLS};
+
+use super::values::*;
+
+/// Flags of `herd-sim sweep`. Every parameter flag (`--clients`, `--base`, …) takes a comma
+/// list (`100,1000`), a range (`2..8`) or a stepped range (`100ms..1s step 100ms`) and
+/// overrides the same key of the config file's `[sweep]` table.
+#[derive(Debug, Args)]
+pub struct SweepArgs {
+    /// Config file (TOML, or JSON by extension): scenario keys, and the grid in a `[sweep]` table.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+
+    /// The parameters to vary (one flag per entry of the library's parameter table).
+    #[command(flatten)]
+    pub grid: GridArgs,
+
+    /// Seeds (replicates) per cell [default: 1, or `seeds` in `[sweep]`].
+    #[arg(long, value_name = "N", value_parser = parse_whole)]
+    pub seeds: Option<u64>,
+
+    /// Master seed every row's seed derives from [default: 2015].
+    #[arg(long, value_name = "N", value_parser = parse_whole)]
+    pub seed: Option<u64>,
+
+    /// Output CSV file, or `-` for stdout. Rows are written as they finish.
+    #[arg(long, value_name = "PATH", default_value = "-")]
+    pub out: PathBuf,
+
+    /// One row per cell with mean, sd, min, max and 95 % interval of each metric over the seeds.
+    #[arg(long)]
+    pub aggregate: bool,
+
+    /// Carry on an interrupted sweep into the same --out (run the same command again).
+    #[arg(long)]
+    pub resume: bool,
+
+    /// Worker threads, 1 to 1024 [default: all cores]. The output never depends on it.
+    #[arg(long, value_name = "N", value_parser = parse_threads)]
+    pub threads: Option<u32>,
+
+    /// Refuse sweeps whose requests estimate (an upper bound on the requests of every row) is
+    /// larger [default: 10000000000].
+    #[arg(long, value_name = "N", value_parser = parse_whole)]
+    pub max_requests: Option<u64>,
+
+    /// No progress bar (it is hidden anyway when stderr is not a terminal).
+    #[arg(long)]
+    pub quiet: bool,
+
+    /// Refuse grids of more cells than this [default: 10000].
+    #[arg(long, value_name = "N", value_parser = parse_whole)]
+    pub max_cells: Option<u64>,
+
+    /// Refuse cells estimated to need more memory than this, e.g. 512MiB [default: 16GiB].
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    pub memory_limit: Option<u64>,
+
+    /// Run only shard K of N (0-based) of the rows, balanced by estimated work, into --out
+    /// with a record FILE.shard.json beside it for `herd-sim merge`; `auto` takes K and N from
+    /// a Slurm job array or a Kubernetes Indexed Job.
+    #[arg(long, value_name = "K/N|auto")]
+    pub shard: Option<String>,
+
+    /// The number of shards, for --shard auto in a Kubernetes Indexed Job (its completions)
+    /// [default: $HERD_SIM_SHARDS].
+    #[arg(long, value_name = "N")]
+    pub shards: Option<String>,
+}
+
+/// Flags of `herd-sim merge`.
+#[derive(Debug, Args)]
+pub struct MergeArgs {
+    /// Shard files (each with its FILE.shard.json beside it), their records, or folders of them.
+    #[arg(value_name = "SHARDS")]
+    pub inputs: Vec<PathBuf>,
+
+    /// The merged CSV, written whole or not at all.
+    #[arg(long, value_name = "PATH")]
+    pub out: PathBuf,
+
+    /// One row per cell with statistics over the seeds, as `sweep --aggregate` writes.
+    #[arg(long)]
+    pub aggregate: bool,
+}
+
+/// The parameter flags of a sweep, built from [`PARAMETERS`] so that a parameter added to the
+/// library's table appears here without a line of clap.
+#[derive(Debug, Default)]
+pub struct GridArgs {
+    /// `(parameter, values as typed)`, in table order.
+    pub values: Vec<(String, String)>,
+}
+
+impl FromArgMatches for GridArgs {
+    fn from_arg_matches(matches: &ArgMatches) -> Result<Self, clap::Error> {
+        let values = PARAMETERS
+            .iter()
+            .filter_map(|p| {
+                matches
+                    .get_many::<String>(p.name)
+                    .map(|words| (p.name.to_string(), grid_values(words.map(String::as_str))))
+            })
+            .collect();
+        Ok(GridArgs { values })
+    }
+
+    fn update_from_arg_matches(&mut self, matches: &ArgMatches) -> Result<(), clap::Error> {
+        *self = Self::from_arg_matches(matches)?;
+        Ok(())
+    }
+}
+
+impl Args for GridArgs {
+    fn augment_args(command: clap::Command) -> clap::Command {
+        PARAMETERS.iter().fold(command, |command, p| {
+            command.arg(
+                Arg::new(p.name)
+                    .long(p.name)
+                    .value_name("VALUES")
+                    .help(match p.name {
+                        "strategy" => strategy_grid_help(),
+                        _ => p.help.to_string(),
+                    })
+                    // `--base 100ms..1s step 100ms` and `--strategy fixed full-jitter` need no
+                    // quotes (see `grid_values`).
+                    .num_args(1..),
+            )
+        })
+    }
+
+    fn augment_args_for_update(command: clap::Command) -> clap::Command {
+        Self::augment_args(command)
+    }
+}
+
+/// A sweep parameter's words as one value text: a stepped range (`100ms..1s step 100ms`) is
+/// kept as written; other words are list items (`fixed full-jitter` = `fixed,full-jitter`).
+fn grid_values<'a>(words: impl Iterator<Item = &'a str>) -> String {
+    let words: Vec<&str> = words.collect();
+    let separator = match words.contains(&"step") {
+        true => " ",
+        false => ",",
+    };
+    words.join(separator)
+}
+
+/// `sweep --help` for `--strategy`: the accepted names and the default.
+fn strategy_grid_help() -> String {
+    format!(
+        "Strategies: a comma list (fixed,full-jitter), the same separated by spaces, or `all` \
+         [default: full-jitter]; accepted: {}, all",
+        Strategy::accepted_names()
+    )
+}
+
+impl SweepArgs {
+    /// The sweep these flags ask for, laid over the config file's.
+    pub fn spec(&self) -> Result<(SweepSpec, Destination, Start), SweepError> {
+        let file = match &self.config {
+            Some(path) => SweepFile::read(path)?,
+            None => SweepFile::default(),
+        };
+        let flags = ScenarioFile {
+            seed: self.seed,
+            memory_limit: self.memory_limit,
+            ..Default::default()
+        };
+        let mut grid = file.grid;
+        for (name, values) in &self.grid.values {
+            grid.retain(|(n, _)| n != name);
+            grid.push((name.clone(), values.clone()));
+        }
+        let spec = SweepSpec {
+            base: file.base.overridden_by(flags),
+            grid,
+            seeds: self.seeds.or(file.seeds).unwrap_or(1),
+            layout: if self.aggregate {
+                Layout::Aggregate
+            } else {
+                Layout::Tidy
+            },
+            max_cells: self
+                .max_cells
+                .or(file.max_cells)
+                .unwrap_or(DEFAULT_MAX_CELLS),
+            max_requests: self.max_requests.unwrap_or(DEFAULT_MAX_REQUESTS),
+        };
+        let destination = if self.out.as_os_str() == "-" {
+            Destination::Stdout
+        } else {
+            Destination::File(self.out.clone())
+        };
+        let start = if self.resume {
+            Start::Resume
+        } else {
+            Start::Fresh
+        };
+        Ok((spec, destination, start))
+    }
+
+    /// The shard to run (`--shard`, `--shards` and the scheduler's environment), if any.
+    pub fn shard(&self) -> Result<Option<Shard>, SweepError> {
+        let Some(text) = &self.shard else {
+            return match &self.shards {
+                Some(n) => Err(SweepError::Setting {
+                    field: "--shards",
+                    value: n.clone(),
+                    accepted: "accepted: with --shard auto (or --shard K/N)".into(),
+                }),
+                None => Ok(None),
+            };
+        };
+        let env = |name: &str| std::env::var(name).ok();
+        ShardChoice::parse(text)?
+            .resolve(self.shards.as_deref(), &env)
+            .map(Some)
+    }
+}
