@@ -173,7 +173,7 @@ impl Serialize for Series {
             rows,
             get: move |r: &SeriesRow| get(r).map(secs),
         };
-        let mut s = serializer.serialize_struct("Series", 10)?;
+        let mut s = serializer.serialize_struct("Series", 12)?;
         s.serialize_field(
             "window_start_s",
             &Column {
@@ -189,6 +189,8 @@ impl Serialize for Series {
         s.serialize_field("in_system", &count(|r| r.in_system))?;
         s.serialize_field("latency_p50_s", &quantile(|r| r.latency_p50_ns))?;
         s.serialize_field("latency_p99_s", &quantile(|r| r.latency_p99_ns))?;
+        s.serialize_field("retries_denied", &count(|r| r.retries_denied))?;
+        s.serialize_field("rejected_locally", &count(|r| r.rejected_locally))?;
         s.end()
     }
 }

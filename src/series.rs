@@ -5,7 +5,7 @@
 //!
 //! **Streaming.** Every count is made at the time of the event that causes it, and events come
 //! in time order, so only the current window is open: when time reaches a later window the
-//! open one is closed into a row of nine integers (its sketch reduced to p50 and p99) and the
+//! open one is closed into a row of eleven integers (its sketch reduced to p50 and p99) and the
 //! sketch is reused. Windows in which nothing happened and nothing was in the server are not
 //! written (a run of hours with a few requests stays a few rows); a reader treats a missing
 //! window as all zeros.
@@ -127,6 +127,10 @@ pub struct SeriesRow {
     pub refused: u64,
     /// Requests in the server at the window's end, abandoned ones included.
     pub in_system: u64,
+    /// Retries a strategy wanted that the process's retry control denied (each ends its call).
+    pub retries_denied: u64,
+    /// Calls that ended rejected locally (an open breaker, a throttle), without a request.
+    pub rejected_locally: u64,
     /// Median send-to-answer time of the successful attempts, ns (sketch, within 0.4 %).
     pub latency_p50_ns: Option<u64>,
     /// 99th percentile of the same.
@@ -141,6 +145,8 @@ impl SeriesRow {
             && self.succeeded == 0
             && self.timed_out == 0
             && self.refused == 0
+            && self.retries_denied == 0
+            && self.rejected_locally == 0
     }
 
     /// Healthy for recovery: at least 90 % of the calls started were matched by successes,

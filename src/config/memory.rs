@@ -9,6 +9,9 @@ use crate::server::MAX_WINDOW_STARTS;
 use crate::time::SimDuration;
 use crate::workload::Arrivals;
 
+/// Bytes of one window of a call-loop series.
+const SERIES_ROW: u128 = std::mem::size_of::<crate::series::SeriesRow>() as u128;
+
 /// What a run may hold at once, term by term, in bytes; each term an upper bound.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct MemoryEstimate {
@@ -264,9 +267,9 @@ impl Scenario {
         // Kept until the report is built: each other strategy's result (replicate 0's histograms,
         // finishes as seconds, window starts), and the figures of every other replicate (five
         // numbers of 8 B, twice while they are collected in parallel).
-        // A call-loop run's result also keeps its series (a row of 88 B a window) and its
+        // A call-loop run's result also keeps its series (a `SeriesRow` a window) and its
         // three description strings.
-        let series = self.series_rows() * 88 + 3 * 256;
+        let series = self.series_rows() * SERIES_ROW + 3 * 256;
         let results = (strategies - 1) * (tally + window_starts + series);
         let replicate_figures = if self.replicates > 1 {
             strategies * replicates * 2 * 40
@@ -351,11 +354,11 @@ impl Scenario {
         u128::from(self.horizon().as_nanos() / self.overload.series_bin.as_nanos()) + 1
     }
 
-    /// Bytes of the series written out at most, by the JSON report (nine pretty-printed
-    /// arrays, a line of up to 30 B per value) or by `--series-out` (a row of ten fields, up
-    /// to 200 B), twice while the buffer grows, for every strategy.
+    /// Bytes of the series written out at most, by the JSON report (eleven pretty-printed
+    /// arrays, a line of up to 30 B per value) or by `--series-out` (a row of twelve fields,
+    /// up to 240 B), twice while the buffer grows, for every strategy.
     pub fn series_output_estimate(&self) -> u64 {
-        saturate(2 * self.strategies.len() as u128 * self.series_rows() * 9 * 30)
+        saturate(2 * self.strategies.len() as u128 * self.series_rows() * 11 * 30)
     }
 
     /// Bytes of one call-loop run beyond its histograms: a generator per client (8 B) and its
@@ -363,7 +366,7 @@ impl Scenario {
     /// (32 B), three times over (a vector grown by doubling holds its old and new buffers at
     /// once), and up to three pending events (its start, its arrival or completion, its
     /// timeout: 48 B each) three times over (the queue's partly filled blocks and re-filing);
-    /// the series (one 88 B row a window of the horizon) and two latency sketches (64 KiB
+    /// the series (one `SeriesRow`, 104 B, a window of the horizon) and two latency sketches (64 KiB
     /// each). 0 on the herd paths. `tests/memory` measured 100 000 herd calls at 1.1× this.
     fn call_loop_bytes(&self) -> u128 {
         if !self.run_spec(self.strategies[0]).uses_call_loop() {
@@ -376,7 +379,10 @@ impl Scenario {
         } else {
             std::mem::size_of::<crate::policy::control::ProcessControl>() as u128
         };
-        u128::from(self.clients) * (8 + control) + calls + self.series_rows() * 88 + 2 * 65_536
+        u128::from(self.clients) * (8 + control)
+            + calls
+            + self.series_rows() * SERIES_ROW
+            + 2 * 65_536
     }
 
     /// Bytes of the JSON report at most: every histogram is written densely, one pretty-printed

@@ -12,7 +12,7 @@ pub(super) fn is_call_report(report: &Report) -> bool {
 }
 
 /// The columns of `--series-out`, in order.
-pub const SERIES_COLUMNS: [&str; 10] = [
+pub const SERIES_COLUMNS: [&str; 12] = [
     "strategy",
     "window_start_s",
     "calls_started",
@@ -23,6 +23,8 @@ pub const SERIES_COLUMNS: [&str; 10] = [
     "in_system",
     "latency_p50_s",
     "latency_p99_s",
+    "retries_denied",
+    "rejected_locally",
 ];
 
 /// `recovered at`: the time, `stuck` when a run with a trigger never recovers, `-` without a
@@ -133,7 +135,7 @@ pub(super) fn calls_table(report: &Report) -> String {
 fn series_rows<'a>(
     r: &'a RunResult,
     c: &'a CallLoopResult,
-) -> impl Iterator<Item = [String; 10]> + 'a {
+) -> impl Iterator<Item = [String; 12]> + 'a {
     let strategy = r.strategy.name();
     let quantile = |v: Option<u64>| {
         v.map(|ns| crate::time::SimDuration(ns).as_secs_f64().to_string())
@@ -151,6 +153,8 @@ fn series_rows<'a>(
             row.in_system.to_string(),
             quantile(row.latency_p50_ns),
             quantile(row.latency_p99_ns),
+            row.retries_denied.to_string(),
+            row.rejected_locally.to_string(),
         ]
     })
 }

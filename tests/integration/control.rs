@@ -129,3 +129,78 @@ fn a_budgeted_flaky_run_is_the_same_on_one_and_two_threads() {
     };
     assert!(requests(run("1", "grpc")) < requests(run("1", "none")));
 }
+
+#[test]
+fn the_series_counts_denied_retries_and_local_rejections_as_the_summary_does() {
+    // A flaky server (60 % failures) with gRPC's budget (denies retries) and the classic
+    // breaker (rejects calls once open): the JSON series and the --series-out CSV each sum to
+    // the summary's retries_denied and calls_rejected_locally.
+    let dir = tempfile::tempdir().unwrap();
+    let csv_path = dir.path().join("series.csv");
+    let output = herd()
+        .args([
+            "--server",
+            "flaky",
+            "--failure-rate",
+            "0.6",
+            "--clients",
+            "10",
+            "--arrivals",
+            "poisson",
+            "--rate",
+            "200/s",
+            "--duration",
+            "30s",
+            "--network-delay",
+            "exp:10ms",
+            "--strategy",
+            "naive,full-jitter",
+            "--base",
+            "10ms",
+            "--retries",
+            "3",
+            "--budget",
+            "grpc",
+            "--breaker",
+            "calls",
+            "--format",
+            "json",
+            "--series-out",
+        ])
+        .arg(&csv_path)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let csv = std::fs::read_to_string(&csv_path).unwrap();
+    let mut lines = csv.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let at = |name: &str| header.iter().position(|c| *c == name).unwrap();
+    let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
+    for r in report["results"].as_array().unwrap() {
+        let name = r["strategy"].as_str().unwrap();
+        for (column, total) in [
+            ("retries_denied", "retries_denied"),
+            ("rejected_locally", "calls_rejected_locally"),
+        ] {
+            let total = r[total].as_u64().unwrap();
+            assert!(total > 0, "{name} {column}: the run must exercise it");
+            let json: u64 = r["series"][column]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|v| v.as_u64().unwrap())
+                .sum();
+            let from_csv: u64 = rows
+                .iter()
+                .filter(|row| row[0] == name)
+                .map(|row| row[at(column)].parse::<u64>().unwrap())
+                .sum();
+            assert_eq!((json, from_csv), (total, total), "{name} {column}");
+        }
+    }
+}

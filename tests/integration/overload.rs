@@ -122,13 +122,13 @@ fn summary_and_series_agree_and_every_attempt_is_accounted_for() {
     assert_eq!(
         lines.next().unwrap(),
         "strategy,window_start_s,calls_started,attempts,succeeded,timed_out,refused,in_system,\
-         latency_p50_s,latency_p99_s"
+         latency_p50_s,latency_p99_s,retries_denied,rejected_locally"
     );
     // The CSV rows, by strategy, in order.
     let mut by_strategy: BTreeMap<String, Vec<Vec<String>>> = BTreeMap::new();
     for line in lines {
         let cells: Vec<String> = line.split(',').map(str::to_string).collect();
-        assert_eq!(cells.len(), 10, "{line}");
+        assert_eq!(cells.len(), 12, "{line}");
         by_strategy.entry(cells[0].clone()).or_default().push(cells);
     }
     for r in results {

@@ -302,6 +302,7 @@ impl Loop<'_> {
     /// request, counted in `calls_rejected_locally`.
     fn reject_locally(&mut self, now: SimTime, slot: u32) {
         self.totals.calls_rejected_locally += 1;
+        self.series.counts().rejected_locally += 1;
         self.end_failed(now, slot, CallEnd::Rejected);
     }
 
@@ -361,6 +362,7 @@ impl Loop<'_> {
                 return;
             }
             self.totals.retries_denied += 1;
+            self.series.counts().retries_denied += 1;
         }
         self.end_failed(now, slot, CallEnd::Failed);
     }

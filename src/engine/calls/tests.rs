@@ -358,7 +358,17 @@ fn budgets_bound_the_retries_of_an_always_failing_server() {
             (3 * attempts, 3 * denied, 3),
             "{budget}"
         );
+        assert_series_keeps_the_control_books(&t);
     }
+}
+
+/// The series counts every denied retry and every local rejection once, in some window:
+/// its columns sum to the totals.
+fn assert_series_keeps_the_control_books(t: &OverloadTally) {
+    let sum = |get: fn(&crate::series::SeriesRow) -> u64| t.rows.iter().map(get).sum::<u64>();
+    assert_eq!(sum(|r| r.retries_denied), t.retries_denied);
+    assert_eq!(sum(|r| r.rejected_locally), t.calls_rejected_locally);
+    assert_eq!(sum(|r| r.calls_started), t.calls);
 }
 
 #[test]
@@ -383,6 +393,7 @@ fn breakers_and_throttles_reject_calls_locally_and_keep_the_books() {
         assert_eq!(t.attempts, t.refused);
         assert_eq!(t.calls_succeeded, 0);
         assert!(simulate_calls(&s).1 == t, "deterministic");
+        assert_series_keeps_the_control_books(&t);
         t
     };
     let free = run("none", "none");
