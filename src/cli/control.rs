@@ -28,9 +28,12 @@ pub struct ControlArgs {
     #[arg(long, value_name = "NAME[:K=V,..]", allow_hyphen_values = true)]
     pub breaker: Option<String>,
 
-    /// Adaptive throttle of each client process: none, or sre[:k=2,window=2m] (Google SRE
+    /// Adaptive throttle of each client process: none, sre[:k=2,window=2m] (Google SRE
     /// client-side throttling: reject locally with probability
-    /// max(0, (requests - k*accepts)/(requests + 1))) [default: none].
+    /// max(0, (requests - k*accepts)/(requests + 1))), or
+    /// aws-adaptive[:beta=0.7,scale=0.4,smoothing=0.8,min_rate=0.5] (the AWS SDKs' rate
+    /// limiter with a CUBIC fill rate, on after the first throttling error; attempts wait for
+    /// a token) [default: none].
     #[arg(long, value_name = "NAME[:K=V,..]", allow_hyphen_values = true)]
     pub throttle: Option<String>,
 }

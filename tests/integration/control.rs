@@ -21,7 +21,7 @@ fn bad_budgets_and_failure_rates_are_one_line_naming_the_flag() {
         ),
         (
             &["--server", "flaky", "--throttle", "adaptive"],
-            "error: invalid --throttle: adaptive; accepted: none, sre",
+            "error: invalid --throttle: adaptive; accepted: none, sre, aws-adaptive",
         ),
         (
             &["--server", "flaky", "--budget", "gprc"],

@@ -3,7 +3,7 @@
 
 use rand::RngCore;
 
-use crate::policy::control::{CallEnd, Outcome};
+use crate::policy::control::{CallEnd, Gate, Outcome};
 use crate::policy::{Decision, Hints};
 use crate::server::{Admission, Job, Response, Server};
 use crate::time::{SimDuration, SimTime};
@@ -79,9 +79,18 @@ impl Loop<'_> {
             let rng = &mut self.rngs[process];
             // The throttle's draw, when it may reject: 53 bits, uniform in [0, 1).
             let draw = || (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
-            if !c.send(&self.spec.controls, now, draw) {
-                self.reject_locally(now, slot);
-                return;
+            match c.send(&self.spec.controls, now, draw) {
+                Gate::Go => {}
+                Gate::Reject => {
+                    self.reject_locally(now, slot);
+                    return;
+                }
+                // No token yet (aws-adaptive): botocore sleeps before sending; the attempt
+                // asks again when the token is due.
+                Gate::Wait(wait) => {
+                    self.push(now + wait, Ev::Send { call: slot });
+                    return;
+                }
             }
         }
         let call = &mut self.calls[slot as usize];
@@ -127,7 +136,16 @@ impl Loop<'_> {
         call.attempt != job.attempt || !call.outstanding
     }
 
-    pub(super) fn refuse(&mut self, now: SimTime, window: usize, job: Job, hints: Hints) {
+    /// Refuses `job`; `throttling` when the refusal is a throttling error to the client (a
+    /// capacity server's shed, a limiter's 429), not a plain 503 (flaky, outage, down).
+    pub(super) fn refuse(
+        &mut self,
+        now: SimTime,
+        window: usize,
+        job: Job,
+        hints: Hints,
+        throttling: bool,
+    ) {
         self.tally.refused += 1;
         self.tally.refused_windows.record_window(window);
         // A reset is announced as an instant; the client reads it one trip later.
@@ -142,6 +160,7 @@ impl Loop<'_> {
                 answer: Answer::Refused {
                     retry_after: header(hints.retry_after),
                     reset_in: header(reset_in),
+                    throttling,
                 },
             },
         );
@@ -156,9 +175,11 @@ impl Loop<'_> {
             self.tally.last_retry = Some(now);
         }
         if self.spec.overload.triggers.out_at(now) {
-            self.refuse(now, window, job, Hints::default());
+            self.refuse(now, window, job, Hints::default(), false);
             return;
         }
+        // Which refusals read as throttling: a shed or a limiter's 429, not a 503.
+        let throttling = matches!(self.server, Server::Capacity(_) | Server::Limited(_));
         let factor = self.spec.overload.triggers.factor_at(now);
         let admission = match &mut self.server {
             Server::Capacity(c) => {
@@ -194,7 +215,7 @@ impl Loop<'_> {
                     self.calls[job.call as usize].phase = Phase::Waiting;
                 }
             }
-            Admission::Shed(hints) => self.refuse(now, window, job, hints),
+            Admission::Shed(hints) => self.refuse(now, window, job, hints, throttling),
         }
     }
 
@@ -267,6 +288,7 @@ impl Loop<'_> {
             Answer::Refused {
                 retry_after,
                 reset_in,
+                throttling,
             } => {
                 self.totals.refused += 1;
                 self.series.counts().refused += 1;
@@ -274,8 +296,13 @@ impl Loop<'_> {
                     retry_after: unheader(retry_after),
                     reset_in: unheader(reset_in),
                 };
-                self.control_attempt(now, slot, Outcome::Error);
-                self.retry_or_fail(now, slot, &hints, Outcome::Error);
+                let outcome = if throttling {
+                    Outcome::Throttled
+                } else {
+                    Outcome::Error
+                };
+                self.control_attempt(now, slot, outcome);
+                self.retry_or_fail(now, slot, &hints, outcome);
             }
         }
     }

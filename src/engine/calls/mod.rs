@@ -90,8 +90,13 @@ struct Call {
 enum Answer {
     /// Served, after this much server time (ns).
     Served { service: u64 },
-    /// Refused; the headers in nanoseconds, `u64::MAX` for absent.
-    Refused { retry_after: u64, reset_in: u64 },
+    /// Refused; the headers in nanoseconds, `u64::MAX` for absent; `throttling` for a
+    /// capacity server's shed or a limiter's 429 (see [`Outcome::Throttled`](crate::policy::control::Outcome)).
+    Refused {
+        retry_after: u64,
+        reset_in: u64,
+        throttling: bool,
+    },
 }
 
 #[derive(Clone, Copy, Debug)]

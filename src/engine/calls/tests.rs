@@ -438,3 +438,44 @@ fn an_outage_on_the_down_server_refuses_then_lets_through() {
     assert_eq!(tally.last_success, Some(SimTime(3 * S)));
     assert_eq!(t.recovered_at, Some(SimTime(3 * S)));
 }
+
+#[test]
+fn aws_adaptive_paces_retries_after_a_shed_by_hand() {
+    // One worker busy for 1000 s, no queue: process 0's call holds it, process 1's attempts
+    // are shed (throttling) at once; naive retries, 3 of them, zero latency. By hand
+    // (botocore's arithmetic, `adaptive.rs`): the shed at 0 turns the limiter on with rate
+    // 0.7 × measured 0 = 0, so the bucket (empty) fills at its 0.5/s floor: the retry waits
+    // 2 s. At 2 s the clock measures 0.8/s, the rate is 0.7 × min(0.8, 0.5) = 0.35, the floor
+    // again: 2 s more, and so on: retries sent at 2, 4 and 6 s. Without the throttle all
+    // three go at 0 s.
+    let rule = CapacityRule {
+        workers: Some(1),
+        service: fixed(1000),
+        queue: Some(0),
+        ..CapacityRule::default()
+    };
+    let mut s = spec(2, rule, Strategy::Naive, 3);
+    let free = simulate_calls(&s);
+    assert_eq!(free.0.last_retry, Some(SimTime::ZERO));
+    s.controls.throttle = crate::policy::control::Throttle::parse("aws-adaptive").unwrap();
+    let (tally, t) = simulate_calls(&s);
+    assert_eq!(tally.first_retry, Some(SimTime(2 * S)));
+    assert_eq!(tally.last_retry, Some(SimTime(6 * S)));
+    assert_eq!((t.attempts, t.refused, t.calls_succeeded), (5, 4, 1));
+    // A wait is not a local rejection.
+    assert_eq!(t.calls_rejected_locally, 0);
+    assert_eq!((t.calls, t.calls_failed), (2, 1));
+}
+
+#[test]
+fn aws_adaptive_stays_off_against_a_flaky_server() {
+    // The flaky server's 503s are not throttling errors: the limiter never turns on, and
+    // the run is the run without it, draw for draw.
+    let mut s = spec(200, CapacityRule::default(), Strategy::FullJitter, 3);
+    s.server = Server::Flaky(crate::server::Flaky::new(0.5));
+    s.overload.network = Some(NetworkDelay::Fixed(SimDuration::from_millis(10)));
+    let free = simulate_calls(&s);
+    s.controls.throttle = crate::policy::control::Throttle::parse("aws-adaptive").unwrap();
+    assert_eq!(simulate_calls(&s), free);
+    assert!(free.1.refused > 100);
+}

@@ -321,6 +321,6 @@ mod tests {
             e.accepted
         );
         let e = super::super::Throttle::parse("aws").unwrap_err();
-        assert_eq!(e.accepted, "accepted: none, sre");
+        assert_eq!(e.accepted, "accepted: none, sre, aws-adaptive");
     }
 }

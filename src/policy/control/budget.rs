@@ -154,8 +154,11 @@ pub enum BudgetState {
 pub enum Outcome {
     /// Answered with success.
     Success,
-    /// Answered with an error (a refusal, a 503).
+    /// Answered with an error that is not throttling (a 503, an outage, the down server).
     Error,
+    /// Answered with a throttling error (a capacity server's shed, a rate limiter's 429);
+    /// budgets and breakers count it as [`Outcome::Error`], the adaptive throttle apart.
+    Throttled,
     /// Abandoned at the client's timeout.
     Timeout,
 }

@@ -1,5 +1,6 @@
 //! Retry control kept per client process: budgets that bound the retries all of a process's
-//! calls may make together ([`Budget`]). The call loop ([`crate::engine::calls`]) keeps one
+//! calls may make together ([`Budget`]), circuit breakers ([`Breaker`]) and adaptive throttles
+//! ([`Throttle`], the AWS limiter's arithmetic in [`adaptive`]). The call loop ([`crate::engine::calls`]) keeps one
 //! [`ProcessControl`] per process beside its random stream and tells it when calls start and
 //! end and when attempts are sent and answered; each call keeps one word of it (`held`: what
 //! it took from the budget and must give back). The call loop alone owns time: nothing here
@@ -8,6 +9,7 @@
 //! Texts (`--budget grpc:max_tokens=20`) are read by [`Budget::parse`]; defaults are the
 //! sources' (see [`budget`] for each algorithm and the README for files and versions).
 
+pub mod adaptive;
 pub mod breaker;
 pub mod budget;
 pub mod spec;
@@ -17,7 +19,7 @@ pub mod window;
 pub use breaker::{Breaker, BreakerState, Circuit};
 pub use budget::{Budget, BudgetState, Outcome, BUDGETS};
 pub use spec::SpecError;
-pub use throttle::{sre_rejection, Throttle, ThrottleState};
+pub use throttle::{sre_rejection, Gate, Throttle, ThrottleState};
 
 use crate::time::{SimDuration, SimTime};
 use spec::{Catalogue, Params};
@@ -43,7 +45,11 @@ const BREAKER_KEYS: Catalogue = &[
 ];
 
 /// Every throttle and the keys it takes.
-const THROTTLE_KEYS: Catalogue = &[("none", &[]), ("sre", &["k", "window"])];
+const THROTTLE_KEYS: Catalogue = &[
+    ("none", &[]),
+    ("sre", &["k", "window"]),
+    ("aws-adaptive", &["beta", "scale", "smoothing", "min_rate"]),
+];
 
 /// Largest whole-number parameter accepted (a bound so sums of them cannot overflow).
 const MOST: u64 = 1_000_000_000;
@@ -231,7 +237,8 @@ impl Breaker {
 }
 
 impl Throttle {
-    /// Reads `none` or `sre[:k=2,window=2m]`.
+    /// Reads `none`, `sre[:k=2,window=2m]` or
+    /// `aws-adaptive[:beta=0.7,scale=0.4,smoothing=0.8,min_rate=0.5]`.
     pub fn parse(text: &str) -> Result<Throttle, SpecError> {
         let mut p = Params::parse(text, THROTTLE_KEYS)?;
         let throttle = match p.name() {
@@ -250,6 +257,30 @@ impl Throttle {
                     "a duration of at least 1ms, such as 2m",
                 )?,
             },
+            "aws-adaptive" => {
+                let unit = |v: f64| v > 0.0 && v < 1.0;
+                Throttle::AwsAdaptive {
+                    beta: p.number("beta", 0.7, unit, "above 0 and below 1, such as 0.7")?,
+                    scale: p.number(
+                        "scale",
+                        0.4,
+                        |v| v > 0.0 && v <= 1e6,
+                        "above 0 and at most 1e6, such as 0.4",
+                    )?,
+                    smoothing: p.number(
+                        "smoothing",
+                        0.8,
+                        |v| v > 0.0 && v <= 1.0,
+                        "above 0 and at most 1, such as 0.8",
+                    )?,
+                    min_rate: p.number(
+                        "min_rate",
+                        0.5,
+                        |v| (0.001..=1e6).contains(&v),
+                        "from 0.001 to 1e6 tokens a second, such as 0.5",
+                    )?,
+                }
+            }
             other => unreachable!("{other} is in the catalogue"),
         };
         p.finish()?;
@@ -306,7 +337,7 @@ pub enum CallEnd {
 }
 
 /// One client process's control state (all its calls share it).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ProcessControl {
     /// What the budget holds.
     pub budget: BudgetState,
@@ -328,16 +359,16 @@ impl ProcessControl {
         true
     }
 
-    /// An attempt wants to go at `now`: false when the throttle rejects it locally (`draw`
-    /// gives a uniform in [0, 1), called only when the throttle may reject). When true, the
-    /// attempt is on the wire.
+    /// An attempt wants to go at `now`: the throttle says whether it goes, is rejected
+    /// locally or waits (`draw` gives a uniform in [0, 1), called only when the throttle may
+    /// reject). When it goes, the attempt is on the wire.
     #[inline]
-    pub fn send(&mut self, c: &Controls, now: SimTime, draw: impl FnOnce() -> f64) -> bool {
-        if !self.throttle.admit(&c.throttle, now, draw) {
-            return false;
+    pub fn send(&mut self, c: &Controls, now: SimTime, draw: impl FnOnce() -> f64) -> Gate {
+        let gate = self.throttle.admit(&c.throttle, now, draw);
+        if gate == Gate::Go {
+            self.budget.sent();
         }
-        self.budget.sent();
-        true
+        gate
     }
 
     /// An attempt is on the wire (budget gauges only; [`ProcessControl::send`] does this
@@ -352,8 +383,7 @@ impl ProcessControl {
     pub fn attempt_ended(&mut self, c: &Controls, now: SimTime, outcome: Outcome, held: &mut u64) {
         self.budget.attempt_ended(&c.budget, outcome, held);
         self.breaker.attempt_ended(now, outcome != Outcome::Success);
-        self.throttle
-            .attempt_ended(now, outcome == Outcome::Success);
+        self.throttle.attempt_ended(now, outcome);
     }
 
     /// True when the retry the strategy wants after `outcome` may go: the breaker first, then
@@ -428,6 +458,30 @@ mod tests {
                 budget
             );
         }
+    }
+
+    #[test]
+    fn aws_adaptive_parses_with_botocores_constants_and_refuses_out_of_range() {
+        assert_eq!(
+            Throttle::parse("aws-adaptive").unwrap(),
+            Throttle::AwsAdaptive {
+                beta: 0.7,
+                scale: 0.4,
+                smoothing: 0.8,
+                min_rate: 0.5
+            }
+        );
+        let e = Throttle::parse("aws-adaptive:beta=1.5").unwrap_err();
+        assert!(
+            e.accepted.contains("beta=1.5 is out of range") && e.accepted.contains("below 1"),
+            "{e:?}"
+        );
+        let e = Throttle::parse("aws-adaptive:k=2").unwrap_err();
+        assert!(
+            e.accepted
+                .contains("`k` is a parameter of sre, not of aws-adaptive"),
+            "{e:?}"
+        );
     }
 
     #[test]
