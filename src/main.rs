@@ -59,22 +59,23 @@ fn run(args: RunArgs) -> anyhow::Result<()> {
         None => ScenarioFile::default(),
     };
     let file = file.overridden_by(args.scenario_overrides());
-    // Validate before starting threads (bad input fails at once), then run everything on the
-    // pool, validating again there: the memory estimate counts the pool's threads.
-    file.clone().validate()?;
-    match args.threads {
-        None => run_validated(file, &args),
-        Some(threads) => rayon::ThreadPoolBuilder::new()
-            .num_threads(threads as usize)
-            .build()
-            // rayon's error shows the system's error and also gives it as its source: once.
-            .map_err(|e| anyhow::anyhow!("cannot start {threads} worker threads: {e}"))?
-            .install(|| run_validated(file, &args)),
-    }
+    // Everything is checked, the memory estimate with the threads the run will have, before
+    // any thread starts: bad input fails at once whatever --threads, and an unstartable pool
+    // is said once, not as a panic of rayon's global pool.
+    let run = validate_run(file, &args)?;
+    let pool = sweep::thread_pool(Some(run.scenario.threads))?;
+    pool.install(|| execute_run(run, &args))
 }
 
-fn run_validated(file: ScenarioFile, args: &RunArgs) -> anyhow::Result<()> {
-    let mut scenario = file.validate()?;
+/// A plain run once every input is checked.
+struct ValidRun<'a> {
+    scenario: herd_sim::config::Scenario,
+    series_out: Option<&'a std::path::Path>,
+    charts: Vec<(&'a std::path::Path, ImageFormat)>,
+}
+
+fn validate_run(file: ScenarioFile, args: &RunArgs) -> anyhow::Result<ValidRun<'_>> {
+    let mut scenario = file.validate_on(args.threads.map(|n| n as usize))?;
     check_requests(
         scenario.requests_estimate(),
         args.max_requests.unwrap_or(DEFAULT_MAX_REQUESTS),
@@ -119,12 +120,9 @@ fn run_validated(file: ScenarioFile, args: &RunArgs) -> anyhow::Result<()> {
             }
             .into());
         }
-        Some(path) => Some(path),
+        Some(path) => Some(path.as_path()),
         None => None,
     };
-    // Fail on an unwritable path before simulating anything.
-    let out = args.out.as_deref().map(create_output).transpose()?;
-    let series_out = series_out.map(|p| create_output(p)).transpose()?;
     let mut charts = Vec::new();
     for (path, flag, format) in [
         (&args.png, "--png", ImageFormat::Png),
@@ -135,10 +133,26 @@ fn run_validated(file: ScenarioFile, args: &RunArgs) -> anyhow::Result<()> {
             if let Some(size) = args.chart_size {
                 HistogramChart::check_size_for(&scenario, size)?;
             }
-            charts.push((create_output(path)?, format));
+            charts.push((path.as_path(), format));
         }
     }
-    let report = experiment::run(&scenario);
+    Ok(ValidRun {
+        scenario,
+        series_out,
+        charts,
+    })
+}
+
+fn execute_run(run: ValidRun<'_>, args: &RunArgs) -> anyhow::Result<()> {
+    // Fail on an unwritable path before simulating anything.
+    let out = args.out.as_deref().map(create_output).transpose()?;
+    let series_out = run.series_out.map(create_output).transpose()?;
+    let charts = run
+        .charts
+        .into_iter()
+        .map(|(path, format)| Ok((create_output(path)?, format)))
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    let report = experiment::run(&run.scenario);
     let bytes = Format::from(args.format).exporter().serialize(&report)?;
     match out {
         Some(file) => commit(file, &bytes)?,

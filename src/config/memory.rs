@@ -183,7 +183,7 @@ impl Scenario {
 
     /// The estimate term by term.
     pub fn memory_terms(&self) -> MemoryEstimate {
-        let threads = rayon::current_num_threads() as u128;
+        let threads = self.threads.max(1) as u128;
         let clients = u128::from(self.clients);
         let strategies = self.strategies.len() as u128;
         let replicates = u128::from(self.replicates);
@@ -445,6 +445,18 @@ impl Scenario {
     }
 }
 
+/// The worker threads a run gets without `--threads`: what rayon's own pool starts with
+/// (`RAYON_NUM_THREADS` when a positive number, else one a core), worked out without
+/// starting any thread. Asking rayon (`current_num_threads`) would start its global pool
+/// during validation, before the input is checked and beside the pool `--threads` builds.
+pub fn default_threads() -> usize {
+    std::env::var("RAYON_NUM_THREADS")
+        .ok()
+        .and_then(|n| n.trim().parse::<usize>().ok())
+        .filter(|&n| n > 0)
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
+
 /// Whether the allocator grants `bytes` in one piece (then freed at once). Past `isize::MAX`
 /// no allocation can succeed, so the answer comes without asking the system.
 pub fn reservable(bytes: u64) -> bool {
@@ -480,5 +492,46 @@ mod tests {
         assert!(!reservable(u64::MAX));
         assert!(!reservable(1 << 63));
         assert!(reservable(1 << 20));
+    }
+
+    #[test]
+    fn the_estimate_counts_the_threads_it_is_given_not_rayons() {
+        use crate::config::ScenarioFile;
+        // Four runs (one strategy, four replicates) on the event queue: each thread holds one
+        // run in flight, so the in-flight term grows by the same amount a thread up to four
+        // threads, then stays; the other terms do not depend on threads.
+        let terms = |threads: Option<usize>| {
+            let mut scenario = ScenarioFile {
+                clients: Some(10_000),
+                strategy: Some("fixed".parse().unwrap()),
+                replicates: Some(4),
+                ..Default::default()
+            }
+            .validate_on(threads)
+            .unwrap();
+            scenario.path = Path::EventQueue;
+            (scenario.threads, scenario.memory_terms())
+        };
+        let (one, two, three, four, five) = (
+            terms(Some(1)).1,
+            terms(Some(2)).1,
+            terms(Some(3)).1,
+            terms(Some(4)).1,
+            terms(Some(5)).1,
+        );
+        let run = two.in_flight - one.in_flight;
+        assert!(
+            run > 10_000 * 24,
+            "one run holds an event a client: {run} B"
+        );
+        assert_eq!(three.in_flight, one.in_flight + 2 * run);
+        assert_eq!(four.in_flight, one.in_flight + 3 * run);
+        assert_eq!(five, four, "four runs: a fifth thread has none to hold");
+        assert_eq!(
+            (three.results, three.replicates),
+            (one.results, one.replicates)
+        );
+        assert_eq!(terms(Some(3)).0, 3);
+        assert_eq!(terms(None).0, default_threads());
     }
 }

@@ -31,7 +31,7 @@ mod workload;
 
 pub use browser::HeadersVisible;
 pub use client::{LatencyText, StrategyList};
-pub use memory::{human_bytes, reservable, MemoryEstimate};
+pub use memory::{default_threads, human_bytes, reservable, MemoryEstimate};
 pub use output::Published;
 pub use requests::{check_requests, DEFAULT_MAX_REQUESTS};
 pub use server::{LimitedModel, LimiterRule, ServerFile, ServerModel};
@@ -356,8 +356,14 @@ impl ScenarioFile {
         }
     }
 
-    /// Applies defaults and checks every field once.
+    /// Applies defaults and checks every field once, for a run on [`default_threads`].
     pub fn validate(self) -> Result<Scenario, ConfigError> {
+        self.validate_on(None)
+    }
+
+    /// [`ScenarioFile::validate`] for a run on `threads` worker threads (`--threads`;
+    /// [`default_threads`] when `None`): the memory estimate counts a run in flight on each.
+    pub fn validate_on(self, threads: Option<usize>) -> Result<Scenario, ConfigError> {
         // The overload keys are checked against the validated server, once it exists.
         let whole = self.clone();
         let clients = self.clients.unwrap_or(DEFAULT_CLIENTS);
@@ -505,6 +511,7 @@ impl ScenarioFile {
             overload,
             controls,
             browser,
+            threads: threads.unwrap_or_else(default_threads).max(1),
         };
         scenario.check_memory()?;
         Ok(scenario)
@@ -549,6 +556,10 @@ pub struct Scenario {
     pub controls: Controls,
     /// Browser tabs (none by default).
     pub browser: Browser,
+    /// The worker threads it runs on (the pool a binary starts for it): the memory estimate
+    /// counts a run in flight on each. Never read from rayon, whose global pool asking would
+    /// start.
+    pub threads: usize,
 }
 
 impl Scenario {
@@ -675,10 +686,10 @@ mod tests {
         .is_ok());
     }
 
-    fn shipped(text: &str) -> Scenario {
+    fn shipped(text: &str, threads: usize) -> Scenario {
         ScenarioFile::parse(text, Some("toml"))
             .unwrap()
-            .validate()
+            .validate_on(Some(threads))
             .unwrap()
     }
 
@@ -687,18 +698,13 @@ mod tests {
         // The estimate counts runs in flight, and the histograms of a limiter run span what a
         // limiter lets happen, not a thousand capped retries of every item: so Experiment 2's
         // configs (1000 retries an item) fit the default budget on a 64-thread machine too.
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(64)
-            .build()
-            .unwrap();
         for text in [
             include_str!("../../configs/herd-down.toml"),
             include_str!("../../configs/fixed-window-one-client.toml"),
             include_str!("../../configs/fixed-window-five-clients.toml"),
             include_str!("../../configs/occ-contention.toml"),
         ] {
-            let scenario = pool.install(|| shipped(text));
-            let estimate = pool.install(|| scenario.memory_estimate());
+            let estimate = shipped(text, 64).memory_estimate();
             assert!(estimate < 1 << 30, "{} B for {text}", estimate);
         }
     }
@@ -741,7 +747,7 @@ mod tests {
         ];
         let mut checked = 0;
         for text in scenarios {
-            let scenario = shipped(text);
+            let scenario = shipped(text, 2);
             let horizon = scenario.horizon();
             for &strategy in &scenario.strategies {
                 let tally = simulate(&scenario.run_spec(strategy), Path::EventQueue);

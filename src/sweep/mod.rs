@@ -33,7 +33,8 @@ use std::sync::Mutex;
 use rayon::prelude::*;
 
 use crate::config::{
-    check_requests, ConfigError, Scenario, ScenarioFile, DEFAULT_MAX_REQUESTS, DEFAULT_SEED,
+    check_requests, default_threads, ConfigError, Scenario, ScenarioFile, DEFAULT_MAX_REQUESTS,
+    DEFAULT_SEED,
 };
 use crate::experiment::run_one;
 use crate::metrics::{Summary, Tally};
@@ -573,15 +574,17 @@ pub fn run(
 /// The worker threads of a sweep: `threads` of them, or one a core when `None`. Start them
 /// before opening the output, so that a failure leaves no file behind.
 pub fn thread_pool(threads: Option<usize>) -> Result<rayon::ThreadPool, SweepError> {
-    let mut builder = rayon::ThreadPoolBuilder::new();
-    if let Some(n) = threads {
-        builder = builder.num_threads(n.max(1));
-    }
-    builder.build().map_err(|e| SweepError::Threads {
-        threads: threads.unwrap_or_else(rayon::current_num_threads),
-        // rayon's error shows the system's error and also gives it as its source: once.
-        message: e.to_string(),
-    })
+    // The count worked out here, not asked of rayon: asking starts its global pool (beside
+    // this one, and with a panic when its threads cannot start either).
+    let threads = threads.unwrap_or_else(default_threads).max(1);
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .map_err(|e| SweepError::Threads {
+            threads,
+            // rayon's error shows the system's error and also gives it as its source: once.
+            message: e.to_string(),
+        })
 }
 
 /// [`run`] on a pool already started.

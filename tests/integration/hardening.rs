@@ -250,13 +250,13 @@ fn a_second_process_on_the_same_sweep_output_is_refused_and_damages_nothing() {
     assert!(!lock.exists(), "removed when the sweep finishes");
 }
 
-/// Runs the binary with its address space limited to 400 MB: room for a run of ten clients,
-/// not for the stacks of a thousand threads (2 MiB each), so starting them fails.
-fn herd_limited(args: &[&str]) -> std::process::Output {
-    std::process::Command::new("sh")
-        .arg("-c")
-        .arg("ulimit -v 400000 && exec \"$0\" \"$@\"")
-        .arg(assert_cmd::cargo::cargo_bin("herd-sim"))
+/// Runs the binary with every thread it starts asking for a 1 EiB stack (`RUST_MIN_STACK`,
+/// which std's thread builder, and so rayon, reads): more than any address space, so every
+/// spawn fails at once, deterministically, while the main thread runs as usual.
+fn herd_without_threads(args: &[&str]) -> std::process::Output {
+    std::process::Command::new(assert_cmd::cargo::cargo_bin("herd-sim"))
+        .env("RUST_MIN_STACK", (1u64 << 60).to_string())
+        .env_remove("RAYON_NUM_THREADS")
         .args(args)
         .output()
         .unwrap()
@@ -269,27 +269,68 @@ fn threads_are_bounded_started_after_validation_and_a_failure_is_said_once() {
         assert_eq!(output.status.code(), Some(2));
         assert!(text(&output.stderr).contains("accepted: 1 to 1024"));
     }
-    // A file that is not TOML fails before any thread is started: with 1000 threads that
-    // cannot start, the parse error is still the one reported.
     let dir = tempfile::tempdir().unwrap();
     let config = dir.path().join("bad.toml");
     fs::write(&config, "not toml [[[").unwrap();
     let config = config.to_str().unwrap();
-    for command in [
-        &["--config", config][..],
-        &["sweep", "--config", config][..],
+    let series = dir.path().join("series.csv");
+    let series = series.to_str().unwrap();
+    // Bad input fails before any thread is started, with or without --threads: a file that is
+    // not TOML, and input found bad only once the scenario is valid and its memory estimated
+    // (which once asked rayon for its thread count and so started its global pool, here a
+    // panic: "The global thread pool has not been initialized").
+    for (command, said) in [
+        (&["--config", config][..], "TOML parse error"),
+        (&["sweep", "--config", config][..], "TOML parse error"),
+        (
+            &["--server", "occ", "--engine", "independent"][..],
+            "error: invalid --engine: independent; ",
+        ),
+        (
+            &["--clients", "10", "--series-out", series][..],
+            "error: invalid --series-out: ",
+        ),
+        (
+            &["--clients", "10", "--memory-limit", "1KiB"][..],
+            "over the memory budget of 1.0 KiB",
+        ),
     ] {
-        let mut args = command.to_vec();
-        args.extend(["--threads", "1000"]);
-        let output = herd_limited(&args);
-        let stderr = text(&output.stderr);
-        assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
-        assert!(stderr.contains("TOML parse error"), "{stderr}");
+        for threads in [None, Some("1000")] {
+            let mut args = command.to_vec();
+            args.extend(threads.map(|n| ["--threads", n]).into_iter().flatten());
+            let output = herd_without_threads(&args);
+            let stderr = text(&output.stderr);
+            assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
+            assert!(stderr.contains(said), "{args:?}: {stderr}");
+            assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+        }
     }
-    // Not tested here: that a pool whose threads cannot start is said in one line. Under an
-    // address-space limit the threads already started race the spawner for what is left, and
-    // one of them can fail to map its signal stack and abort the process first (seen in CI);
-    // no limit makes that failure deterministic, so the check would be flaky.
+    // Valid input whose threads cannot start: one line, the count asked for (all cores without
+    // --threads), the system's reason once, exit 1, no output file.
+    let out = dir.path().join("s.csv");
+    let out = out.to_str().unwrap();
+    let cores = std::thread::available_parallelism()
+        .unwrap()
+        .get()
+        .to_string();
+    for (args, threads) in [
+        (&["--clients", "10", "--threads", "3"][..], "3"),
+        (&["--clients", "10"][..], cores.as_str()),
+        (
+            &["sweep", "--clients", "10", "--threads", "4", "--out", out][..],
+            "4",
+        ),
+    ] {
+        let output = herd_without_threads(args);
+        let stderr = text(&output.stderr);
+        assert_eq!(output.status.code(), Some(1), "{args:?}: {stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+        assert!(
+            stderr.starts_with(&format!("error: cannot start {threads} worker threads: ")),
+            "{stderr}"
+        );
+        assert_eq!(stderr.matches("os error").count(), 1, "{stderr}");
+    }
     assert_eq!(
         fs::read_dir(dir.path()).unwrap().count(),
         1,
