@@ -198,6 +198,7 @@ impl SweepArgs {
                 .or(file.max_cells)
                 .unwrap_or(DEFAULT_MAX_CELLS),
             max_requests: self.max_requests.unwrap_or(DEFAULT_MAX_REQUESTS),
+            threads: self.threads.map(|n| n as usize),
         };
         let destination = if self.out.as_os_str() == "-" {
             Destination::Stdout

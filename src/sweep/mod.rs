@@ -178,6 +178,9 @@ pub struct SweepSpec {
     pub max_cells: u64,
     /// Refuse sweeps whose requests estimate (every row's, summed) is larger than this.
     pub max_requests: u64,
+    /// Worker threads the rows run on (`--threads`; [`default_threads`] when `None`): each
+    /// cell's memory estimate counts them.
+    pub threads: Option<usize>,
 }
 
 impl Default for SweepSpec {
@@ -189,6 +192,7 @@ impl Default for SweepSpec {
             layout: Layout::Tidy,
             max_cells: DEFAULT_MAX_CELLS,
             max_requests: DEFAULT_MAX_REQUESTS,
+            threads: None,
         }
     }
 }
@@ -215,6 +219,8 @@ pub struct Plan {
     /// The rows of the grid this process runs, as row `span.start + i` of the grid for its
     /// row `i`: the whole grid, or one shard's block (see [`shard`]).
     span: std::ops::Range<u64>,
+    /// [`SweepSpec::threads`].
+    threads: Option<usize>,
 }
 
 impl Plan {
@@ -284,6 +290,7 @@ impl Plan {
             metrics: Vec::new(),
             attempts: false,
             calls: false,
+            threads: spec.threads,
             span: 0..match spec.layout {
                 Layout::Tidy => cells * spec.seeds,
                 Layout::Aggregate => cells,
@@ -368,18 +375,19 @@ impl Plan {
         }
         // The varied parameters name a cell; when nothing varies, every parameter given does.
         let varied = self.axes.iter().any(|axis| axis.len() > 1);
-        file.validate().map_err(|problem| SweepError::Cell {
-            cell,
-            description: self
-                .axes
-                .iter()
-                .zip(&coordinates)
-                .filter(|(axis, _)| axis.len() > 1 || !varied)
-                .map(|(axis, &i)| format!("{}={}", axis.parameter.name, axis.value(i)))
-                .collect::<Vec<_>>()
-                .join(", "),
-            problem,
-        })
+        file.validate_on(self.threads)
+            .map_err(|problem| SweepError::Cell {
+                cell,
+                description: self
+                    .axes
+                    .iter()
+                    .zip(&coordinates)
+                    .filter(|(axis, _)| axis.len() > 1 || !varied)
+                    .map(|(axis, &i)| format!("{}={}", axis.parameter.name, axis.value(i)))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                problem,
+            })
     }
 
     /// The parameter columns of a cell's scenario.

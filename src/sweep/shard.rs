@@ -441,6 +441,7 @@ impl RecordedSweep {
             layout: Layout::Tidy,
             max_cells: self.max_cells,
             max_requests: u64::MAX,
+            threads: None,
         }
     }
 }
