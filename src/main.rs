@@ -10,7 +10,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 
-use herd_sim::chart::{ChartError, DataTable, HistogramChart, ImageFormat, LineChart};
+use herd_sim::chart::{ChartError, DataTable, HistogramChart, ImageFormat, LineChart, SeriesChart};
 use herd_sim::config::{check_requests, ConfigError, ScenarioFile, DEFAULT_MAX_REQUESTS};
 use herd_sim::experiment;
 use herd_sim::fixture::{Fixture, FixtureError};
@@ -107,9 +107,10 @@ fn validate_run(file: ScenarioFile, args: &RunArgs) -> anyhow::Result<ValidRun<'
         scenario.check_memory()?;
     }
     scenario.check_reservable(dense)?;
-    // --series-out names a series only a call-loop run has.
+    // --series-out names a series only a call-loop run has; --png/--svg draw that series.
+    let call_loop = scenario.run_spec(scenario.strategies[0]).uses_call_loop();
     let series_out = match &args.overload.series_out {
-        Some(path) if !scenario.run_spec(scenario.strategies[0]).uses_call_loop() => {
+        Some(path) if !call_loop => {
             return Err(ConfigError::Invalid {
                 field: "--series-out",
                 value: path.display().to_string(),
@@ -130,8 +131,15 @@ fn validate_run(file: ScenarioFile, args: &RunArgs) -> anyhow::Result<ValidRun<'
     ] {
         if let Some(path) = path {
             ImageFormat::for_output(flag, path, &[format])?;
-            if let Some(size) = args.chart_size {
-                HistogramChart::check_size_for(&scenario, size)?;
+            if call_loop {
+                SeriesChart::check_scale(args.chart_scale.into())?;
+            }
+            match args.chart_size {
+                Some(size) if call_loop => {
+                    SeriesChart::check_size(scenario.strategies.len(), size)?
+                }
+                Some(size) => HistogramChart::check_size_for(&scenario, size)?,
+                None => {}
             }
             charts.push((path.as_path(), format));
         }
@@ -161,7 +169,12 @@ fn execute_run(run: ValidRun<'_>, args: &RunArgs) -> anyhow::Result<()> {
     if let Some(file) = series_out {
         commit(file, &herd_sim::report::series_csv(&report)?)?;
     }
-    if !charts.is_empty() {
+    if !charts.is_empty() && call_loop {
+        let chart = SeriesChart::from_report(&report, &scenario, args.chart_scale.into())?;
+        for (file, format) in charts {
+            commit(file, &chart.render(format, args.chart_size)?)?;
+        }
+    } else if !charts.is_empty() {
         let chart = HistogramChart::from_report(&report, args.chart_scale.into())?;
         for (file, format) in charts {
             commit(file, &chart.render(format, args.chart_size)?)?;

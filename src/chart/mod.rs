@@ -1,5 +1,6 @@
-//! Charts as PNG or SVG bytes: the per-window histograms of a run ([`histogram`]) and line
-//! charts of a sweep CSV ([`lines`], read through [`table`]). Everything is drawn from plain
+//! Charts as PNG or SVG bytes: the per-window histograms of a run ([`histogram`]), the
+//! time-series panels of a call-loop run ([`series`]) and line charts of a sweep CSV
+//! ([`lines`], read through [`table`]). Everything is drawn from plain
 //! data structures built from the same [`crate::experiment::Report`] the CSV and JSON are
 //! written from, so a chart can never disagree with the numbers beside it.
 //!
@@ -17,6 +18,7 @@ mod axis;
 mod fuzz;
 pub mod histogram;
 pub mod lines;
+pub mod series;
 pub mod table;
 #[cfg(test)]
 mod tests;
@@ -32,6 +34,7 @@ use plotters::style::{register_font, FontStyle};
 
 pub use self::histogram::{CountScale, HistogramChart, Layer, Panel, Tone};
 pub use self::lines::{LineChart, PlotSpec};
+pub use self::series::{Measure, PanelKind, SeriesChart, TriggerBand, TriggerKind, BAND_ALPHA};
 pub use self::table::DataTable;
 
 /// The family name every chart's text uses; [`ensure_font`] registers the embedded font under it.

@@ -41,26 +41,38 @@ fn latency(value: Option<f64>) -> String {
     value.map(seconds).unwrap_or_else(|| "-".into())
 }
 
+/// The scenario of a call-loop report in the three lines the table opens with: the load, the
+/// server and its triggers, the clients and their backoff. `None` when the report's first
+/// result is not a call-loop run. The series chart's title reads the same lines.
+pub fn call_loop_scenario(report: &Report) -> Option<[String; 3]> {
+    let first = report.results.first()?;
+    let c = first.calls.as_ref()?;
+    let processes = super::counted(first.clients, "client process", "client processes");
+    Some([
+        format!("load: {} ({processes})", c.load),
+        format!("server: {}; triggers: {}", first.server, c.triggers),
+        format!(
+            "clients: {}; {}, base {}, cap {}, multiplier {}",
+            c.client,
+            super::counted(first.retries, "retry", "retries"),
+            seconds(first.base_s),
+            seconds(first.cap_s),
+            first.multiplier,
+        ),
+    ])
+}
+
 /// The whole table.
 pub(super) fn calls_table(report: &Report) -> String {
     let first = &report.results[0];
-    let Some(c) = first.calls.as_ref() else {
+    let (Some(c), Some(scenario)) = (first.calls.as_ref(), call_loop_scenario(report)) else {
         return String::new();
     };
-    let processes = super::counted(first.clients, "client process", "client processes");
-    let mut out = format!("load: {} ({processes})\n", c.load);
-    out.push_str(&format!(
-        "server: {}; triggers: {}\n",
-        first.server, c.triggers
-    ));
-    out.push_str(&format!(
-        "clients: {}; {}, base {}, cap {}, multiplier {}\n",
-        c.client,
-        super::counted(first.retries, "retry", "retries"),
-        seconds(first.base_s),
-        seconds(first.cap_s),
-        first.multiplier,
-    ));
+    let mut out = String::new();
+    for line in scenario {
+        out.push_str(&line);
+        out.push('\n');
+    }
     let watched = match c.trigger_end_s {
         Some(end) => format!(
             "recovered: from the first window after the last trigger ends ({}) in which \

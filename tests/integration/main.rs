@@ -11,5 +11,6 @@ mod limiter;
 mod occ;
 mod overload;
 mod readme;
+mod series_chart;
 mod shard;
 mod sweep;

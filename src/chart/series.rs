@@ -1,0 +1,880 @@
+//! The series chart of a call-loop run (issue 10): a row per strategy, in the report's order,
+//! of three panels sharing one time axis — calls started, succeeded, timed out and refused per
+//! second; requests in the server; p50 and p99 latency of the successful attempts — with every
+//! trigger (`--spike`, `--outage`, `--degrade`, a `down` server until `--recover-at`) shaded as
+//! a translucent band on every panel and named in small text. A panel kind's value axis is
+//! shared by all strategies, so rows compare at a glance ([`CountScale::Shared`], the default),
+//! or fitted to each panel's own values ([`CountScale::PerPanel`]); a log axis is refused, as
+//! most windows of a series hold zeros.
+//!
+//! Drawn from the report's [`crate::overload::Series`] rows, which leave out the windows in
+//! which nothing happened and the server held nothing: those are zeros here, as the series'
+//! rule says. A latency exists only for windows with a success; the latency lines are broken
+//! where a window has none (an isolated window is a dot), never drawn as 0.
+//!
+//! When there are more windows than pixel columns, consecutive windows are grouped so there are
+//! at most about as many points as columns, and each group shows its largest value (an
+//! envelope: a peak is never averaged away). Points are made per group, not per window, so the
+//! chart holds O(plot width) points whatever the run's length. Each value is drawn at its
+//! group's centre. Pure: no I/O.
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+
+use super::axis::{number, Axis, Ticked};
+use super::histogram::CountScale;
+use super::{
+    draw_error, draw_mesh, render, ChartError, ChartSize, Drawable, ImageFormat, FONT_FAMILY,
+};
+use crate::config::{Scenario, ServerModel};
+use crate::experiment::Report;
+use crate::report::{call_loop_scenario, fixed, seconds};
+use crate::series::SeriesRow;
+use crate::time::SimDuration;
+use crate::workload::Arrivals;
+
+/// What a line of the chart shows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Measure {
+    /// Calls started per second.
+    Started,
+    /// Successful answers per second (goodput).
+    Succeeded,
+    /// Attempts abandoned at their timeout per second.
+    TimedOut,
+    /// Refusals read per second.
+    Refused,
+    /// Requests in the server at the window's end.
+    InSystem,
+    /// Median latency of the window's successful attempts, seconds.
+    P50,
+    /// 99th percentile of the same.
+    P99,
+}
+
+impl Measure {
+    /// The line colour, as RGB bytes (public so tests can find the lines in a picture).
+    pub const fn rgb(self) -> (u8, u8, u8) {
+        match self {
+            Measure::Started => (31, 119, 180),
+            Measure::Succeeded => (44, 160, 44),
+            Measure::TimedOut => (255, 127, 14),
+            Measure::Refused => (214, 39, 40),
+            Measure::InSystem => (148, 103, 189),
+            Measure::P50 => (23, 190, 207),
+            Measure::P99 => (140, 86, 75),
+        }
+    }
+
+    /// The legend name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Measure::Started => "started",
+            Measure::Succeeded => "succeeded",
+            Measure::TimedOut => "timed out",
+            Measure::Refused => "refused",
+            Measure::InSystem => "in the server",
+            Measure::P50 => "p50",
+            Measure::P99 => "p99",
+        }
+    }
+
+    /// The window's value in the panel's unit (per second for counts of events, seconds for
+    /// latencies); `None` for a latency of a window without successes.
+    fn value(self, row: &SeriesRow, bin_s: f64) -> Option<f64> {
+        let per_s = |n: u64| Some(n as f64 / bin_s);
+        let secs = |ns: Option<u64>| ns.map(|ns| SimDuration(ns).as_secs_f64());
+        match self {
+            Measure::Started => per_s(row.calls_started),
+            Measure::Succeeded => per_s(row.succeeded),
+            Measure::TimedOut => per_s(row.timed_out),
+            Measure::Refused => per_s(row.refused),
+            Measure::InSystem => Some(row.in_system as f64),
+            Measure::P50 => secs(row.latency_p50_ns),
+            Measure::P99 => secs(row.latency_p99_ns),
+        }
+    }
+
+    /// A window left out of the series is all zeros, and has no latency.
+    fn missing_is_zero(self) -> bool {
+        !matches!(self, Measure::P50 | Measure::P99)
+    }
+
+    fn stroke(self) -> u32 {
+        // Started is drawn wide under succeeded, so a healthy window (both equal) shows both.
+        match self {
+            Measure::Started => 5,
+            _ => 2,
+        }
+    }
+}
+
+/// The three panels of a strategy's row, left to right.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PanelKind {
+    /// Calls started, succeeded, timed out and refused per second.
+    Calls,
+    /// Requests in the server.
+    InSystem,
+    /// p50 and p99 latency.
+    Latency,
+}
+
+impl PanelKind {
+    /// The panels of a row, left to right.
+    pub const ALL: [PanelKind; 3] = [PanelKind::Calls, PanelKind::InSystem, PanelKind::Latency];
+
+    /// The lines of this panel, drawn in this order.
+    pub fn measures(self) -> &'static [Measure] {
+        match self {
+            PanelKind::Calls => &[
+                Measure::Started,
+                Measure::Succeeded,
+                Measure::TimedOut,
+                Measure::Refused,
+            ],
+            PanelKind::InSystem => &[Measure::InSystem],
+            PanelKind::Latency => &[Measure::P50, Measure::P99],
+        }
+    }
+
+    fn heading(self, bin: SimDuration) -> String {
+        match self {
+            PanelKind::Calls => format!("calls per s ({bin} windows)"),
+            PanelKind::InSystem => "requests in the server at each window's end".into(),
+            PanelKind::Latency => "latency of successful attempts (s)".into(),
+        }
+    }
+}
+
+/// What a trigger band stands for; it picks the band's colour.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TriggerKind {
+    /// `--outage`: requests refused at once.
+    Outage,
+    /// `--spike`: the call rate changed.
+    Spike,
+    /// `--degrade`: capacity times a factor.
+    Degrade,
+    /// The `down` server, until `--recover-at` (or for ever).
+    Down,
+}
+
+/// Opacity of a trigger band over the white plot.
+pub const BAND_ALPHA: f64 = 0.16;
+
+impl TriggerKind {
+    /// The band's colour before [`BAND_ALPHA`] is applied, as RGB bytes.
+    pub const fn rgb(self) -> (u8, u8, u8) {
+        match self {
+            TriggerKind::Outage | TriggerKind::Down => (214, 39, 40),
+            TriggerKind::Spike => (255, 127, 14),
+            TriggerKind::Degrade => (148, 103, 189),
+        }
+    }
+}
+
+/// A trigger's interval `[from_s, to_s)` and its label.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TriggerBand {
+    /// What it is.
+    pub kind: TriggerKind,
+    /// Start, seconds.
+    pub from_s: f64,
+    /// End, seconds; `None` for a `down` server that never recovers (the band reaches the end
+    /// of the time axis).
+    pub to_s: Option<f64>,
+    /// Small text in the band: `outage`, `spike 120/s`, `degrade ×0.5`.
+    pub label: String,
+}
+
+/// One strategy's row. The rows are borrowed from the report: the chart copies no series.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StrategySeries<'a> {
+    /// The strategy's name (caption start).
+    pub name: String,
+    /// The rest of the caption, in grey: calls, amplification, goodput, recovery.
+    pub note: String,
+    /// The series rows written, in window order (missing windows are zeros).
+    pub rows: &'a [SeriesRow],
+}
+
+/// Time-series panels of a call-loop report. See the module documentation.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SeriesChart<'a> {
+    /// First line of the title: the load.
+    pub title: String,
+    /// The server and the clients, one line each (`\n` between).
+    pub subtitle: String,
+    /// The series' window.
+    pub bin: SimDuration,
+    /// One row of panels per strategy, top to bottom.
+    pub strategies: Vec<StrategySeries<'a>>,
+    /// The trigger bands, drawn on every panel.
+    pub triggers: Vec<TriggerBand>,
+    /// Whether a panel kind's value axis is shared by the rows or fitted to each panel.
+    pub scale: CountScale,
+}
+
+/// Pixel layout: the title band (two subtitle lines), the column headings (name and legend),
+/// each row's caption, the bottom axis band, each panel's label band and right margin.
+const TITLE_H: u32 = 80;
+const HEADER_H: u32 = 42;
+const CAPTION_H: u32 = 22;
+const X_AXIS_H: u32 = 48;
+const Y_LABELS_W: u32 = 64;
+const RIGHT_MARGIN: u32 = 18;
+const TOP_MARGIN: u32 = 6;
+/// Smallest plot that still reads, and the default plot height and picture width.
+const MIN_PLOT_H: u32 = 40;
+const MIN_PLOT_W: u32 = 60;
+const PANEL_PLOT_H: u32 = 150;
+const DEFAULT_WIDTH: u32 = 1500;
+/// Room above the largest value, as a fraction of it.
+const HEADROOM: f64 = 0.08;
+
+impl<'a> SeriesChart<'a> {
+    /// The chart of a call-loop `report` of `scenario` (whose triggers it marks), its value
+    /// axes as `scale` says. A report that is not of call-loop runs is an error (the herd's
+    /// chart is the histogram), and so is a scale [`Self::check_scale`] refuses.
+    pub fn from_report(
+        report: &'a Report,
+        scenario: &Scenario,
+        scale: CountScale,
+    ) -> Result<SeriesChart<'a>, ChartError> {
+        Self::check_scale(scale)?;
+        let Some([load, server, clients]) = call_loop_scenario(report) else {
+            return Err(ChartError::Draw(
+                "the series chart needs a call-loop run".into(),
+            ));
+        };
+        let first = &report.results[0];
+        let mut strategies = Vec::new();
+        let mut bin = SimDuration::from_secs(1);
+        for r in &report.results {
+            let Some(c) = &r.calls else {
+                return Err(ChartError::Draw(
+                    "the series chart needs a call-loop run".into(),
+                ));
+            };
+            bin = c.series.bin;
+            let recovery = match (c.trigger_end_s, c.recovered_at_s) {
+                (None, _) => String::new(),
+                (Some(_), None) => " · stuck: never recovers".into(),
+                (Some(_), Some(t)) => format!(" · recovered at {}", seconds(t)),
+            };
+            strategies.push(StrategySeries {
+                name: r.strategy.name().to_string(),
+                note: format!(
+                    "{} calls · {} attempts (×{}) · goodput {}% · {} timed out · {} refused{recovery}",
+                    c.calls,
+                    c.attempts,
+                    fixed(c.amplification, 2),
+                    fixed(c.goodput_pct, 1),
+                    c.timed_out,
+                    c.refusals_read
+                ),
+                rows: &c.series.rows,
+            });
+        }
+        Ok(SeriesChart {
+            title: load,
+            subtitle: format!("{server}\n{clients} · seed {}", first.seed),
+            bin,
+            strategies,
+            triggers: trigger_bands(scenario),
+            scale,
+        })
+    }
+
+    /// Refuses [`CountScale::Log`]: a series is mostly zeros, which a log axis cannot show.
+    /// Callers check before simulating.
+    pub fn check_scale(scale: CountScale) -> Result<(), ChartError> {
+        if scale == CountScale::Log {
+            return Err(ChartError::Invalid {
+                field: "--chart-scale",
+                value: scale.name().into(),
+                accepted: "a call-loop run's series chart takes shared or per-panel (its \
+                           windows are mostly zeros, which a log axis cannot show)"
+                    .into(),
+            });
+        }
+        Ok(())
+    }
+
+    /// The default picture size: 1500 pixels wide, 150 pixels of plot per strategy.
+    pub fn default_size(&self) -> ChartSize {
+        let n = self.strategies.len().max(1) as u32;
+        ChartSize {
+            width: DEFAULT_WIDTH,
+            height: TITLE_H + HEADER_H + X_AXIS_H + n * (CAPTION_H + PANEL_PLOT_H),
+        }
+    }
+
+    /// Refuses a size too small for `strategies` rows of three readable panels; callers check
+    /// before simulating so a bad size fails at once.
+    pub fn check_size(strategies: usize, size: ChartSize) -> Result<(), ChartError> {
+        let n = strategies.max(1) as u32;
+        let min_height = TITLE_H + HEADER_H + X_AXIS_H + n * (CAPTION_H + MIN_PLOT_H);
+        let min_width = 3 * (Y_LABELS_W + RIGHT_MARGIN + MIN_PLOT_W);
+        if size.height < min_height || size.width < min_width {
+            return Err(ChartError::Invalid {
+                field: "--chart-size",
+                value: size.to_string(),
+                accepted: format!(
+                    "the series chart's {n} row{} of 3 panels need at least {min_width}x{min_height} pixels",
+                    if n == 1 { "" } else { "s" }
+                ),
+            });
+        }
+        Ok(())
+    }
+
+    /// The chart as PNG or SVG bytes, at `size` (or [`Self::default_size`]).
+    pub fn render(
+        &self,
+        format: ImageFormat,
+        size: Option<ChartSize>,
+    ) -> Result<Vec<u8>, ChartError> {
+        let size = size.unwrap_or_else(|| self.default_size());
+        Self::check_size(self.strategies.len(), size)?;
+        render(self, format, size)
+    }
+
+    /// Plot height of each row at picture height `height`, and the pixels left over (given to
+    /// the title band so every row's plots are the same height).
+    fn plot_height(&self, height: u32) -> (u32, u32) {
+        let n = self.strategies.len().max(1) as u32;
+        let free = height - TITLE_H - HEADER_H - X_AXIS_H;
+        let per_row = free / n;
+        (per_row - CAPTION_H, free - per_row * n)
+    }
+
+    fn bin_s(&self) -> f64 {
+        self.bin.as_secs_f64()
+    }
+
+    /// Windows the time axis spans: to the end of the last window written by any strategy
+    /// and of every trigger that ends; at least one.
+    fn windows(&self) -> u64 {
+        let bin = self.bin.as_nanos().max(1);
+        let rows = self
+            .strategies
+            .iter()
+            .filter_map(|s| s.rows.last())
+            .map(|r| r.window.saturating_add(1))
+            .max()
+            .unwrap_or(0);
+        let triggers = self
+            .triggers
+            .iter()
+            .filter_map(|t| t.to_s)
+            .map(|s| ((s * 1e9).round() as u64).div_ceil(bin))
+            .max()
+            .unwrap_or(0);
+        rows.max(triggers).max(1)
+    }
+
+    /// The time axis: from 0 to the end of the last window (exactly; no padding).
+    pub(crate) fn time_axis(&self) -> Axis {
+        Axis {
+            lo: 0.0,
+            hi: self.windows() as f64 * self.bin_s(),
+            log: false,
+        }
+    }
+
+    /// The value axis of a panel kind in row `index`: over every row's values, or over the
+    /// row's own with [`CountScale::PerPanel`].
+    fn value_axis(&self, kind: PanelKind, index: usize) -> Axis {
+        let bin_s = self.bin_s();
+        let largest = self
+            .strategies
+            .iter()
+            .enumerate()
+            .filter(|&(i, _)| self.scale != CountScale::PerPanel || i == index)
+            .flat_map(|(_, s)| s.rows.iter())
+            .flat_map(|row| kind.measures().iter().filter_map(|m| m.value(row, bin_s)))
+            .fold(0.0, f64::max);
+        Axis {
+            lo: 0.0,
+            hi: if largest > 0.0 {
+                largest * (1.0 + HEADROOM)
+            } else {
+                1.0
+            },
+            log: false,
+        }
+    }
+
+    fn draw_title<DB: DrawingBackend>(
+        &self,
+        band: &DrawingArea<DB, Shift>,
+    ) -> Result<(), ChartError>
+    where
+        DB::ErrorType: 'static,
+    {
+        let x = Y_LABELS_W as i32;
+        band.draw_text(
+            &self.title,
+            &(FONT_FAMILY, 22).into_font().color(&BLACK),
+            (x, 10),
+        )
+        .map_err(draw_error)?;
+        for (i, line) in self.subtitle.split('\n').enumerate() {
+            band.draw_text(
+                line,
+                &(FONT_FAMILY, 14).into_font().color(&RGBColor(90, 90, 90)),
+                (x, 38 + 18 * i as i32),
+            )
+            .map_err(draw_error)?;
+        }
+        Ok(())
+    }
+
+    /// A column's heading: the panel's name, then its legend.
+    fn draw_heading<DB: DrawingBackend>(
+        &self,
+        kind: PanelKind,
+        area: &DrawingArea<DB, Shift>,
+    ) -> Result<(), ChartError>
+    where
+        DB::ErrorType: 'static,
+    {
+        let x = Y_LABELS_W as i32;
+        area.draw_text(
+            &kind.heading(self.bin),
+            &(FONT_FAMILY, 15).into_font().color(&BLACK),
+            (x, 2),
+        )
+        .map_err(draw_error)?;
+        let style = (FONT_FAMILY, 13).into_font().color(&BLACK);
+        let mut left = x;
+        for m in kind.measures() {
+            let (r, g, b) = m.rgb();
+            area.draw(&Rectangle::new(
+                [(left, 27), (left + 16, 30)],
+                RGBColor(r, g, b).filled(),
+            ))
+            .map_err(draw_error)?;
+            left += 20;
+            area.draw_text(m.name(), &style, (left, 21))
+                .map_err(draw_error)?;
+            let (w, _) = area
+                .estimate_text_size(m.name(), &style)
+                .map_err(draw_error)?;
+            left += w as i32 + 14;
+        }
+        Ok(())
+    }
+
+    fn draw_panel<DB: DrawingBackend>(
+        &self,
+        kind: PanelKind,
+        index: usize,
+        area: &DrawingArea<DB, Shift>,
+        last: bool,
+    ) -> Result<(), ChartError>
+    where
+        DB::ErrorType: 'static,
+    {
+        let series = &self.strategies[index];
+        let time = self.time_axis();
+        let value = self.value_axis(kind, index);
+        let (width, height) = area.dim_in_pixel();
+        let plot_h = height.saturating_sub(if last { X_AXIS_H } else { 0 } + TOP_MARGIN);
+        let mut y = Ticked::new(value, ((plot_h / 32).max(2)) as usize);
+        if kind == PanelKind::InSystem {
+            y = y.whole_numbers();
+        }
+        let mut chart = ChartBuilder::on(area)
+            .margin_top(TOP_MARGIN)
+            .margin_right(RIGHT_MARGIN)
+            .y_label_area_size(Y_LABELS_W)
+            .x_label_area_size(if last { X_AXIS_H } else { 0 })
+            .build_cartesian_2d(Ticked::new(time, ((width / 110).max(2)) as usize), y)
+            .map_err(draw_error)?;
+        draw_mesh(&mut chart, if last { "time (s)" } else { "" }, true)?;
+        let plotting = chart.plotting_area();
+        let (x0, x1) = (time.range().start, time.range().end);
+        let (y0, y1) = (value.range().start, value.range().end);
+
+        // Bands first, so the lines stay their own colours on top of them.
+        let label = (FONT_FAMILY, 11)
+            .into_font()
+            .color(&RGBColor(70, 70, 70))
+            .pos(Pos::new(HPos::Left, VPos::Top));
+        for band in &self.triggers {
+            let from = band.from_s.clamp(x0, x1);
+            let to = band.to_s.unwrap_or(x1).clamp(x0, x1);
+            if to <= from {
+                continue;
+            }
+            let (r, g, b) = band.kind.rgb();
+            plotting
+                .draw(&Rectangle::new(
+                    [(from, y0), (to, y1)],
+                    RGBColor(r, g, b).mix(BAND_ALPHA).filled(),
+                ))
+                .map_err(draw_error)?;
+            plotting
+                .draw(
+                    &(EmptyElement::at((from, y1))
+                        + Text::new(band.label.clone(), (3, 2), label.clone())),
+                )
+                .map_err(draw_error)?;
+        }
+        let plot_w = u64::from(plotting.dim_in_pixel().0.max(1));
+        let group = self.windows().div_ceil(plot_w).max(1);
+        for &m in kind.measures() {
+            let (r, g, b) = m.rgb();
+            let color = RGBColor(r, g, b);
+            for segment in points(series.rows, m, self.bin, group, self.windows()) {
+                if segment.len() == 1 {
+                    plotting
+                        .draw(&Circle::new(segment[0], 2, color.filled()))
+                        .map_err(draw_error)?;
+                } else {
+                    plotting
+                        .draw(&PathElement::new(segment, color.stroke_width(m.stroke())))
+                        .map_err(draw_error)?;
+                }
+            }
+        }
+        // The base line last: a line along 0 shows just above it.
+        plotting
+            .draw(&PathElement::new(
+                [(x0, y0), (x1, y0)],
+                RGBColor(120, 120, 120),
+            ))
+            .map_err(draw_error)?;
+        Ok(())
+    }
+}
+
+/// The bands of `scenario`'s triggers: spikes, outages, degradations, and a `down` server
+/// until it recovers.
+pub fn trigger_bands(scenario: &Scenario) -> Vec<TriggerBand> {
+    let mut bands = Vec::new();
+    if let ServerModel::Down { recover_at } = scenario.server {
+        bands.push(TriggerBand {
+            kind: TriggerKind::Down,
+            from_s: 0.0,
+            to_s: recover_at.map(SimDuration::as_secs_f64),
+            label: "down".into(),
+        });
+    }
+    if let Arrivals::Poisson(schedule) = &scenario.overload.arrivals {
+        for spike in &schedule.spikes {
+            bands.push(TriggerBand {
+                kind: TriggerKind::Spike,
+                from_s: spike.from.as_secs_f64(),
+                to_s: Some(spike.to.as_secs_f64()),
+                label: format!("spike {}/s", number(spike.rate)),
+            });
+        }
+    }
+    let triggers = &scenario.overload.triggers;
+    for &(from, to) in &triggers.outages {
+        bands.push(TriggerBand {
+            kind: TriggerKind::Outage,
+            from_s: from.as_secs_f64(),
+            to_s: Some(to.as_secs_f64()),
+            label: "outage".into(),
+        });
+    }
+    for d in &triggers.degrades {
+        bands.push(TriggerBand {
+            kind: TriggerKind::Degrade,
+            from_s: d.from.as_secs_f64(),
+            to_s: Some(d.to.as_secs_f64()),
+            label: format!("degrade ×{}", number(d.factor)),
+        });
+    }
+    bands
+}
+
+/// The line of `measure` through `rows` (sparse, in window order), `group` windows a point,
+/// over `windows` windows, as segments of (time s, value) points. Missing windows are zeros
+/// for counts; for latencies a group without a value breaks the line (so a segment can be a
+/// single point). O(rows), and at most about three points per group.
+pub(crate) fn points(
+    rows: &[SeriesRow],
+    measure: Measure,
+    bin: SimDuration,
+    group: u64,
+    windows: u64,
+) -> Vec<Vec<(f64, f64)>> {
+    let bin_s = bin.as_secs_f64();
+    let groups = windows.div_ceil(group);
+    // The centre of group k (the last may be partial).
+    let x = |k: u64| {
+        let start = k * group;
+        let end = (start + group).min(windows);
+        (start + end) as f64 / 2.0 * bin_s
+    };
+    // Each group's largest value, groups in order.
+    let mut values: Vec<(u64, Option<f64>)> = Vec::new();
+    for row in rows {
+        let k = row.window / group;
+        if k >= groups {
+            break;
+        }
+        let v = measure.value(row, bin_s);
+        match values.last_mut() {
+            Some((last, held)) if *last == k => {
+                *held = match (*held, v) {
+                    (Some(a), Some(b)) => Some(a.max(b)),
+                    (a, b) => a.or(b),
+                };
+            }
+            _ => values.push((k, v)),
+        }
+    }
+    let mut segments: Vec<Vec<(f64, f64)>> = Vec::new();
+    if measure.missing_is_zero() {
+        // One line over the whole axis: runs of missing groups are drawn at 0 (their first
+        // and last group, which is enough for a straight line).
+        let mut line = Vec::new();
+        let mut next = 0u64; // the first group not yet drawn
+        for &(k, v) in &values {
+            if k > next {
+                line.push((x(next), 0.0));
+                if k - 1 > next {
+                    line.push((x(k - 1), 0.0));
+                }
+            }
+            line.push((x(k), v.unwrap_or(0.0)));
+            next = k + 1;
+        }
+        if groups > next {
+            line.push((x(next), 0.0));
+            if groups - 1 > next {
+                line.push((x(groups - 1), 0.0));
+            }
+        }
+        segments.push(line);
+    } else {
+        let mut previous: Option<u64> = None;
+        for &(k, v) in &values {
+            let Some(v) = v else {
+                previous = None;
+                continue;
+            };
+            match (previous, segments.last_mut()) {
+                (Some(p), Some(segment)) if p + 1 == k => segment.push((x(k), v)),
+                _ => segments.push(vec![(x(k), v)]),
+            }
+            previous = Some(k);
+        }
+    }
+    segments
+}
+
+impl Drawable for SeriesChart<'_> {
+    fn draw_on<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), ChartError>
+    where
+        DB::ErrorType: 'static,
+    {
+        let (_, height) = root.dim_in_pixel();
+        let (plot_h, spare) = self.plot_height(height);
+        let (title, rest) = root.split_vertically(TITLE_H + spare);
+        self.draw_title(&title)?;
+        let (header, mut rest) = rest.split_vertically(HEADER_H);
+        for (kind, column) in PanelKind::ALL.iter().zip(header.split_evenly((1, 3))) {
+            self.draw_heading(*kind, &column)?;
+        }
+        let n = self.strategies.len();
+        for (index, series) in self.strategies.iter().enumerate() {
+            let last = index + 1 == n;
+            let (area, below) = if last {
+                let whole = rest.clone();
+                (whole, rest)
+            } else {
+                rest.split_vertically(CAPTION_H + plot_h)
+            };
+            let (caption, body) = area.split_vertically(CAPTION_H);
+            let label_style = (FONT_FAMILY, 15).into_font().color(&BLACK);
+            caption
+                .draw_text(&series.name, &label_style, (Y_LABELS_W as i32, 4))
+                .map_err(draw_error)?;
+            let (label_w, _) = caption
+                .estimate_text_size(&series.name, &label_style)
+                .map_err(draw_error)?;
+            caption
+                .draw_text(
+                    &series.note,
+                    &(FONT_FAMILY, 13)
+                        .into_font()
+                        .color(&RGBColor(100, 100, 100)),
+                    (Y_LABELS_W as i32 + label_w as i32 + 12, 6),
+                )
+                .map_err(draw_error)?;
+            for (kind, column) in PanelKind::ALL.iter().zip(body.split_evenly((1, 3))) {
+                self.draw_panel(*kind, index, &column, last)?;
+            }
+            rest = below;
+        }
+        if n == 0 {
+            rest.draw_text(
+                "no results",
+                &(FONT_FAMILY, 15).into_font().color(&BLACK),
+                (Y_LABELS_W as i32, 4),
+            )
+            .map_err(draw_error)?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(window: u64, calls_started: u64, p50_ns: Option<u64>) -> SeriesRow {
+        SeriesRow {
+            window,
+            calls_started,
+            succeeded: calls_started,
+            latency_p50_ns: p50_ns,
+            latency_p99_ns: p50_ns,
+            ..SeriesRow::default()
+        }
+    }
+
+    const HALF_S: SimDuration = SimDuration::from_millis(500);
+
+    #[test]
+    fn missing_windows_are_zeros_for_counts_and_breaks_for_latency() {
+        // Windows of 0.5 s: 0, 1 and 5 written, 8 on the axis. Counts per second are twice the
+        // counts; windows 2..=4 and 6..=7 are zeros (their first and last centres).
+        let rows = [row(0, 3, Some(1)), row(1, 4, None), row(5, 1, Some(2))];
+        let started = points(&rows, Measure::Started, HALF_S, 1, 8);
+        assert_eq!(
+            started,
+            [vec![
+                (0.25, 6.0),
+                (0.75, 8.0),
+                (1.25, 0.0),
+                (2.25, 0.0),
+                (2.75, 2.0),
+                (3.25, 0.0),
+                (3.75, 0.0)
+            ]]
+        );
+        // Latency: window 0 alone (window 1 has none), then window 5 alone: two dots, no line
+        // through the windows between, no zero.
+        let p50 = points(&rows, Measure::P50, HALF_S, 1, 8);
+        assert_eq!(p50, [vec![(0.25, 1e-9)], vec![(2.75, 2e-9)]]);
+        // Consecutive windows with latencies make one line.
+        let rows = [row(3, 1, Some(5)), row(4, 1, Some(7))];
+        assert_eq!(
+            points(&rows, Measure::P99, HALF_S, 1, 5),
+            [vec![(1.75, 5e-9), (2.25, 7e-9)]]
+        );
+    }
+
+    #[test]
+    fn groups_keep_their_largest_value_and_empty_series_are_one_zero_line() {
+        // Groups of 3 windows of 1 s over 7 windows: [0,3), [3,6), [6,7) centred at 1.5, 4.5
+        // and 6.5; the first holds 2 and 9 (9 shown), the second nothing, the third 4.
+        let rows = [row(0, 2, None), row(2, 9, None), row(6, 4, None)];
+        let second = SimDuration::from_secs(1);
+        assert_eq!(
+            points(&rows, Measure::Started, second, 3, 7),
+            [vec![(1.5, 9.0), (4.5, 0.0), (6.5, 4.0)]]
+        );
+        assert_eq!(
+            points(&[], Measure::Started, second, 1, 4),
+            [vec![(0.5, 0.0), (3.5, 0.0)]]
+        );
+        assert!(points(&[], Measure::P99, second, 1, 4).is_empty());
+    }
+
+    fn chart<'a>(rows: &'a [SeriesRow], strategies: usize) -> SeriesChart<'a> {
+        SeriesChart {
+            title: "load".into(),
+            subtitle: "server\nclients".into(),
+            bin: SimDuration::from_secs(1),
+            strategies: (0..strategies)
+                .map(|i| StrategySeries {
+                    name: format!("s{i}"),
+                    note: String::new(),
+                    rows,
+                })
+                .collect(),
+            triggers: vec![TriggerBand {
+                kind: TriggerKind::Down,
+                from_s: 0.0,
+                to_s: None,
+                label: "down".into(),
+            }],
+            scale: CountScale::Shared,
+        }
+    }
+
+    #[test]
+    fn one_many_and_empty_series_draw_at_their_default_size() {
+        let rows = [row(0, 3, Some(1_000_000)), row(4, 2, Some(3_000_000))];
+        for (rows, strategies) in [(&rows[..], 1), (&rows[..], 6), (&[][..], 2)] {
+            let chart = chart(rows, strategies);
+            let png = chart.render(ImageFormat::Png, None).unwrap();
+            assert!(png.starts_with(b"\x89PNG"));
+            let svg = String::from_utf8(chart.render(ImageFormat::Svg, None).unwrap()).unwrap();
+            let size = chart.default_size();
+            assert!(svg.starts_with(&format!(
+                "<svg width=\"{}\" height=\"{}\"",
+                size.width, size.height
+            )));
+            // A `down` server that never recovers is shaded to the end on every panel.
+            assert_eq!(svg.matches(">\ndown\n</text>").count(), 3 * strategies);
+        }
+        // Without rows or a trigger end, the axis still spans one window.
+        assert_eq!(chart(&[], 1).time_axis().hi, 1.0);
+        assert_eq!(chart(&rows, 1).time_axis().hi, 5.0);
+    }
+
+    #[test]
+    fn per_panel_axes_fit_each_row_and_a_log_scale_is_refused() {
+        // 100 and 10 calls started in a 1 s window: 100 and 10 per s, plus 8 % headroom.
+        let (big, small) = ([row(0, 100, None)], [row(0, 10, None)]);
+        let mut c = chart(&big, 1);
+        c.strategies.push(StrategySeries {
+            name: "small".into(),
+            note: String::new(),
+            rows: &small,
+        });
+        let hi = |c: &SeriesChart<'_>, i| c.value_axis(PanelKind::Calls, i).hi;
+        assert!((hi(&c, 1) - 108.0).abs() < 1e-9);
+        c.scale = CountScale::PerPanel;
+        assert!((hi(&c, 0) - 108.0).abs() < 1e-9 && (hi(&c, 1) - 10.8).abs() < 1e-9);
+        // No latency anywhere: the axis is 0 to 1 s rather than empty.
+        assert_eq!(c.value_axis(PanelKind::Latency, 0).hi, 1.0);
+        let e = SeriesChart::check_scale(CountScale::Log)
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("invalid --chart-scale: log; a call-loop run's series chart takes shared or per-panel"), "{e}");
+    }
+
+    #[test]
+    fn a_size_too_small_for_the_rows_is_refused() {
+        let narrow = ChartSize {
+            width: 400,
+            height: 800,
+        };
+        let e = SeriesChart::check_size(2, narrow).unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "invalid --chart-size: 400x800; the series chart's 2 rows of 3 panels need at least 426x294 pixels"
+        );
+        assert!(SeriesChart::check_size(
+            2,
+            ChartSize {
+                width: 426,
+                height: 294
+            }
+        )
+        .is_ok());
+    }
+}
