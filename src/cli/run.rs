@@ -109,7 +109,8 @@ pub struct RunArgs {
     #[arg(long, value_name = "PATH")]
     pub out: Option<PathBuf>,
 
-    /// Also draw the per-window histograms, one panel per strategy, as a PNG file (`.png` or no extension).
+    /// Also draw the per-window histograms, one panel per strategy, as a PNG file (`.png` or no extension);
+    /// a call-loop run draws its time series, a row of three panels per strategy, triggers shaded.
     #[arg(long, value_name = "PATH")]
     pub png: Option<PathBuf>,
 
@@ -117,11 +118,13 @@ pub struct RunArgs {
     #[arg(long, value_name = "PATH")]
     pub svg: Option<PathBuf>,
 
-    /// Count axis of --png/--svg: one linear axis for all panels, one log axis, or one per panel.
+    /// Count axis of --png/--svg: one linear axis for all panels, one log axis, or one per panel
+    /// (a call-loop run's series chart: shared or per-panel).
     #[arg(long, value_enum, default_value_t = ChartScaleArg::Shared)]
     pub chart_scale: ChartScaleArg,
 
-    /// Picture size of --png/--svg, WIDTHxHEIGHT in pixels [default: 1200 wide, 152 per panel].
+    /// Picture size of --png/--svg, WIDTHxHEIGHT in pixels [default: 1200 wide, 152 per panel;
+    /// a call-loop run's series chart 1500 wide, 172 per strategy].
     #[arg(long, value_name = "WxH", value_parser = parse_chart_size)]
     pub chart_size: Option<ChartSize>,
 

@@ -92,7 +92,7 @@ impl Picture {
                 if x - start >= 100 {
                     let near = found
                         .iter()
-                        .any(|&(row, left, right)| y - row <= 3 && start <= right && x - 1 >= left);
+                        .any(|&(row, left, right)| y - row <= 3 && start <= right && x > left);
                     if !near {
                         // The run starts with the tick mark at 0 left of the plot; the plot
                         // starts at the y axis, the column of the run that goes up.
