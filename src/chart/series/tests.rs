@@ -1,0 +1,107 @@
+//! Unit tests of the series chart's layout, axes and sizes: drawn at their default size with
+//! one, many and no rows; shared and per-panel axes; refused sizes and scales.
+
+use super::*;
+use crate::chart::histogram::CountScale;
+
+fn row(window: u64, calls_started: u64, p50_ns: Option<u64>) -> SeriesRow {
+    SeriesRow {
+        window,
+        calls_started,
+        succeeded: calls_started,
+        latency_p50_ns: p50_ns,
+        latency_p99_ns: p50_ns,
+        ..SeriesRow::default()
+    }
+}
+
+fn chart<'a>(rows: &'a [SeriesRow], strategies: usize) -> SeriesChart<'a> {
+    SeriesChart {
+        title: "load".into(),
+        subtitle: "server\nclients".into(),
+        bin: SimDuration::from_secs(1),
+        strategies: (0..strategies)
+            .map(|i| StrategySeries {
+                name: format!("s{i}"),
+                note: String::new(),
+                rows,
+            })
+            .collect(),
+        triggers: vec![TriggerBand {
+            kind: TriggerKind::Down,
+            from_s: 0.0,
+            to_s: None,
+            label: "down".into(),
+        }],
+        scale: CountScale::Shared,
+    }
+}
+
+#[test]
+fn one_many_and_empty_series_draw_at_their_default_size() {
+    let rows = [row(0, 3, Some(1_000_000)), row(4, 2, Some(3_000_000))];
+    for (rows, strategies) in [(&rows[..], 1), (&rows[..], 6), (&[][..], 2)] {
+        let chart = chart(rows, strategies);
+        let png = chart.render(ImageFormat::Png, None).unwrap();
+        assert!(png.starts_with(b"\x89PNG"));
+        let svg = String::from_utf8(chart.render(ImageFormat::Svg, None).unwrap()).unwrap();
+        let size = chart.default_size();
+        assert!(svg.starts_with(&format!(
+            "<svg width=\"{}\" height=\"{}\"",
+            size.width, size.height
+        )));
+        // A `down` server that never recovers is shaded to the end on every panel.
+        assert_eq!(svg.matches(">\ndown\n</text>").count(), 3 * strategies);
+    }
+    // Without rows or a trigger end, the axis still spans one window.
+    assert_eq!(chart(&[], 1).time_axis().hi, 1.0);
+    assert_eq!(chart(&rows, 1).time_axis().hi, 5.0);
+}
+
+#[test]
+fn per_panel_axes_fit_each_row_and_a_log_scale_is_refused() {
+    // 100 and 10 calls started in a 1 s window: 100 and 10 per s, plus 8 % headroom.
+    let (big, small) = ([row(0, 100, None)], [row(0, 10, None)]);
+    let mut c = chart(&big, 1);
+    c.strategies.push(StrategySeries {
+        name: "small".into(),
+        note: String::new(),
+        rows: &small,
+    });
+    let hi = |c: &SeriesChart<'_>, i| c.value_axis(PanelKind::Calls, i).hi;
+    assert!((hi(&c, 1) - 108.0).abs() < 1e-9);
+    c.scale = CountScale::PerPanel;
+    assert!((hi(&c, 0) - 108.0).abs() < 1e-9 && (hi(&c, 1) - 10.8).abs() < 1e-9);
+    // No latency anywhere: the axis is 0 to 1 s rather than empty.
+    assert_eq!(c.value_axis(PanelKind::Latency, 0).hi, 1.0);
+    let e = SeriesChart::check_scale(CountScale::Log)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.starts_with(
+            "invalid --chart-scale: log; a call-loop run's series chart takes shared or per-panel"
+        ),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_size_too_small_for_the_rows_is_refused() {
+    let narrow = ChartSize {
+        width: 400,
+        height: 800,
+    };
+    let e = SeriesChart::check_size(2, narrow).unwrap_err().to_string();
+    assert_eq!(
+        e,
+        "invalid --chart-size: 400x800; the series chart's 2 rows of 3 panels need at least 426x294 pixels"
+    );
+    assert!(SeriesChart::check_size(
+        2,
+        ChartSize {
+            width: 426,
+            height: 294
+        }
+    )
+    .is_ok());
+}
