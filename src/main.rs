@@ -169,8 +169,9 @@ fn execute_run(run: ValidRun<'_>, args: &RunArgs) -> anyhow::Result<()> {
     if let Some(file) = series_out {
         commit(file, &herd_sim::report::series_csv(&report)?)?;
     }
-    if !charts.is_empty() && call_loop {
-        let chart = SeriesChart::from_report(&report, &scenario, args.chart_scale.into())?;
+    let scenario = &run.scenario;
+    if !charts.is_empty() && scenario.run_spec(scenario.strategies[0]).uses_call_loop() {
+        let chart = SeriesChart::from_report(&report, scenario, args.chart_scale.into())?;
         for (file, format) in charts {
             commit(file, &chart.render(format, args.chart_size)?)?;
         }
