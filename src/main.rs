@@ -29,6 +29,10 @@ fn main() -> ExitCode {
         Some(Command::Plot(args)) => plot(args),
         Some(Command::Sweep(args)) => sweep(args),
         Some(Command::Merge(args)) => merge(args),
+        Some(Command::Presets(_)) => {
+            print!("{}", herd_sim::config::presets_table());
+            Ok(())
+        }
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,

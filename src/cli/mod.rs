@@ -8,6 +8,7 @@ mod control;
 mod errors;
 mod fixture;
 mod plot;
+mod preset;
 mod run;
 mod sweep;
 mod values;
@@ -17,6 +18,7 @@ pub use control::ControlArgs;
 pub use errors::one_line;
 pub use fixture::{FixtureArgs, FixtureFormat};
 pub use plot::PlotArgs;
+pub use preset::{PresetArgs, PresetsArgs};
 pub use run::RunArgs;
 pub use sweep::{MergeArgs, SweepArgs};
 
@@ -78,6 +80,10 @@ pub enum Command {
     ///
     /// Example: herd-sim sweep --clients 100,1000,10000 --strategy all --seeds 30 --out output/sweep.csv
     Sweep(SweepArgs),
+    /// List the production-client presets (`--preset NAME`) and what each sets.
+    ///
+    /// Example: herd-sim presets
+    Presets(PresetsArgs),
     /// Join the shards of one sweep (`sweep --shard K/N`) into the file one machine writes.
     ///
     /// Example: herd-sim merge --out output/sweep.csv output/shards/

@@ -76,6 +76,9 @@ pub struct RunArgs {
     pub control: ControlArgs,
 
     #[command(flatten)]
+    pub preset: super::PresetArgs,
+
+    #[command(flatten)]
     pub browser: BrowserArgs,
 
     /// Items each client fetches, one after another [default: 1].
@@ -347,6 +350,7 @@ impl RunArgs {
         };
         ScenarioFile {
             sweep: None,
+            preset: self.preset.preset.clone(),
             clients: self.clients,
             strategy: self.strategy.clone(),
             retries: self.retries,

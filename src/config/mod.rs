@@ -25,6 +25,7 @@ mod browser;
 mod client;
 mod memory;
 mod output;
+mod preset;
 mod requests;
 mod server;
 mod workload;
@@ -33,6 +34,7 @@ pub use browser::HeadersVisible;
 pub use client::{LatencyText, StrategyList};
 pub use memory::{default_threads, human_bytes, reservable, MemoryEstimate};
 pub use output::Published;
+pub use preset::{presets_table, Preset, PRESETS};
 pub use requests::{check_requests, DEFAULT_MAX_REQUESTS};
 pub use server::{LimitedModel, LimiterRule, ServerFile, ServerModel};
 pub use workload::{Bound, DistText, IntervalText, Intervals, RateText};
@@ -215,6 +217,9 @@ pub struct ScenarioFile {
     /// serve both. (Not written back: a sweep shard records its grid apart.)
     #[serde(default, skip_serializing)]
     pub sweep: Option<serde::de::IgnoredAny>,
+    /// A named production client (`--preset`) whose keys lie under every other key given:
+    /// flags > this file > the preset > the defaults.
+    pub preset: Option<String>,
     /// Number of clients (`--clients`).
     pub clients: Option<u64>,
     /// Strategies to run (`--strategy`).
@@ -319,6 +324,7 @@ impl ScenarioFile {
         };
         ScenarioFile {
             sweep: over.sweep.or(self.sweep),
+            preset: over.preset.or(self.preset),
             clients: over.clients.or(self.clients),
             strategy: over.strategy.or(self.strategy),
             retries: over.retries.or(self.retries),
@@ -356,7 +362,8 @@ impl ScenarioFile {
         }
     }
 
-    /// Applies defaults and checks every field once, for a run on [`default_threads`].
+    /// Lays the preset, if any, under the keys given, applies defaults and checks every field
+    /// once, for a run on [`default_threads`].
     pub fn validate(self) -> Result<Scenario, ConfigError> {
         self.validate_on(None)
     }
@@ -364,6 +371,11 @@ impl ScenarioFile {
     /// [`ScenarioFile::validate`] for a run on `threads` worker threads (`--threads`;
     /// [`default_threads`] when `None`): the memory estimate counts a run in flight on each.
     pub fn validate_on(self, threads: Option<usize>) -> Result<Scenario, ConfigError> {
+        preset::expand(self)?.validate_expanded(threads)
+    }
+
+    /// [`ScenarioFile::validate_on`] once the preset is laid in.
+    fn validate_expanded(self, threads: Option<usize>) -> Result<Scenario, ConfigError> {
         // The overload keys are checked against the validated server, once it exists.
         let whole = self.clone();
         let clients = self.clients.unwrap_or(DEFAULT_CLIENTS);

@@ -10,7 +10,7 @@ fn herd() -> Command {
 
 #[test]
 fn bad_budgets_and_failure_rates_are_one_line_naming_the_flag() {
-    let cases: [(&[&str], &str); 10] = [
+    let cases: [(&[&str], &str); 13] = [
         (
             &["--server", "flaky", "--breaker", "retries:ratio=1.5"],
             "error: invalid --breaker: retries:ratio=1.5; ratio=1.5 is out of range; accepted: ratio above 0 and at most 1",
@@ -50,6 +50,18 @@ fn bad_budgets_and_failure_rates_are_one_line_naming_the_flag() {
         (
             &["--server", "occ", "--budget", "grpc"],
             "error: invalid --budget: grpc; accepted with any server but occ",
+        ),
+        (
+            &["--preset", "hystrix"],
+            "error: invalid --preset: hystrix; accepted: aws-standard, aws-adaptive, grpc, envoy, finagle, polly, resilience4j, axios-retry, tenacity",
+        ),
+        (
+            &["--server", "occ", "--preset", "aws-adaptive"],
+            "error: invalid --preset: aws-adaptive; it sets --budget aws-standard and --throttle aws-adaptive, which --server occ does not take; accepted with occ: polly, resilience4j, axios-retry, tenacity",
+        ),
+        (
+            &["--preset", "polly", "--cap", "1s"],
+            "error: invalid --cap: 1s; accepted: a duration at least --base (2s)",
         ),
     ];
     let dir = tempfile::tempdir().unwrap();
@@ -203,4 +215,50 @@ fn the_series_counts_denied_retries_and_local_rejections_as_the_summary_does() {
             assert_eq!((json, from_csv), (total, total), "{name} {column}");
         }
     }
+}
+
+#[test]
+fn presets_lie_under_config_keys_and_flags() {
+    // The config file names grpc (3 retries, base 100ms, cap 1s, budget grpc) and sets 5
+    // retries; a flag sets the cap. The run's header shows each layer's value.
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("preset.toml");
+    std::fs::write(&config, "preset = \"grpc\"\nretries = 5\n").unwrap();
+    let run = |extra: &[&str]| {
+        let output = herd()
+            .args([
+                "--server",
+                "flaky",
+                "--failure-rate",
+                "0.5",
+                "--clients",
+                "10",
+            ])
+            .args(extra)
+            .output()
+            .unwrap();
+        assert!(
+            output.status.success(),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        String::from_utf8(output.stdout).unwrap()
+    };
+    let config_arg = config.to_str().unwrap();
+    let table = run(&["--config", config_arg, "--cap", "2s"]);
+    assert!(
+        table.contains("5 retries, base 0.1s, cap 2s, multiplier 2"),
+        "{table}"
+    );
+    assert!(
+        table.contains("retries denied"),
+        "the preset's budget: {table}"
+    );
+    // --preset replaces the file's preset; the file's retries still win over it.
+    let table = run(&["--config", config_arg, "--preset", "resilience4j"]);
+    assert!(table.contains("5 retries, base 0.5s"), "{table}");
+    assert!(!table.contains("retries denied"), "no budget: {table}");
+    // Without a preset, herd-sim's defaults.
+    let table = run(&[]);
+    assert!(table.contains("4 retries, base 1s, cap 30s"), "{table}");
 }
