@@ -1,9 +1,10 @@
 //! The call loop under load: 1 M calls through a capacity server with client timeouts and
 //! retries, beside a baseline measured in the same run — the same number of clients as
 //! Experiment 1's herd through the event queue against a down server (the engine's cheapest
-//! answer). Throughput is in attempts (requests reaching the server) per second, on one
-//! thread (each run is single-threaded); a call-loop attempt is several queue events (its
-//! arrival, its completion, its answer and its timeout), a herd request one.
+//! answer). Throughput is in queue events per second, on one thread (each run is
+//! single-threaded): a herd request is one event; a call-loop attempt is several (its
+//! arrival, its completion, its answer and its timeout, plus the call's start or the retry's
+//! send), counted by the loop itself ([`herd_sim::series::OverloadTally::events`]).
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
 
@@ -57,7 +58,14 @@ fn bench(c: &mut Criterion) {
     let calls = calls_spec();
     let (tally, totals) = simulate_calls(&calls);
     assert!(totals.calls > 990_000 && totals.timed_out > 0 && tally.requests > totals.calls);
-    group.throughput(Throughput::Elements(tally.requests));
+    println!(
+        "capacity/calls: {} calls, {} attempts, {} events ({:.2} events per attempt)",
+        totals.calls,
+        totals.attempts,
+        totals.events,
+        totals.events as f64 / totals.attempts as f64
+    );
+    group.throughput(Throughput::Elements(totals.events));
     group.bench_function("capacity/calls", |b| {
         b.iter_batched(|| (), |()| simulate_calls(&calls), BatchSize::PerIteration)
     });

@@ -163,6 +163,8 @@ impl SeriesRow {
 #[derive(Clone, Debug)]
 pub struct SeriesBuilder {
     bin: u64,
+    /// Where the open window ends (saturating): the hot loop compares, never divides.
+    open_end: u64,
     open: SeriesRow,
     sketch: Sketch,
     rows: Vec<SeriesRow>,
@@ -174,6 +176,7 @@ impl SeriesBuilder {
         assert!(!bin.is_zero(), "series bin must be positive");
         SeriesBuilder {
             bin: bin.as_nanos(),
+            open_end: bin.as_nanos(),
             open: SeriesRow::default(),
             sketch: Sketch::new(),
             rows: Vec::new(),
@@ -185,10 +188,20 @@ impl SeriesBuilder {
     /// which is what it was at every window end passed.
     #[inline(always)]
     pub fn advance(&mut self, now: SimTime, in_system: u64) {
-        let window = now.as_nanos() / self.bin;
-        if window != self.open.window {
-            self.close_until(window, in_system);
+        if self.due(now) {
+            let window = now.as_nanos() / self.bin;
+            // A saturated end (the last representable window) is due but not past.
+            if window != self.open.window {
+                self.close_until(window, in_system);
+            }
         }
+    }
+
+    /// Whether `now` is past the open window, so [`advance`](Self::advance) would close it:
+    /// the call loop asks this before it works out what is in the server.
+    #[inline]
+    pub fn due(&self, now: SimTime) -> bool {
+        now.as_nanos() >= self.open_end
     }
 
     #[cold]
@@ -209,6 +222,7 @@ impl SeriesBuilder {
             window,
             ..SeriesRow::default()
         };
+        self.open_end = window.saturating_add(1).saturating_mul(self.bin);
     }
 
     fn close(&mut self, in_system: u64) {
@@ -313,6 +327,9 @@ pub struct OverloadTally {
     /// Calls that ended rejected locally, without a request for the attempt they were to
     /// send (an open circuit breaker, an adaptive throttle).
     pub calls_rejected_locally: u64,
+    /// Queue events handled (call starts, sends, arrivals, completions, deliveries, timeouts,
+    /// stale ones included): the unit of the call loop's throughput bench.
+    pub events: u64,
 }
 
 #[cfg(test)]

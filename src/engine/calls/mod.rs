@@ -194,9 +194,13 @@ pub fn simulate_calls(spec: &RunSpec) -> (Tally, OverloadTally) {
             run.push(t, Ev::Start { process });
         }
     }
+    let mut events = 0u64;
     while let Some(Event { time: now, item }) = run.queue.pop() {
-        let in_system = run.in_system();
-        run.series.advance(now, in_system);
+        events += 1;
+        if run.series.due(now) {
+            let in_system = run.in_system();
+            run.series.advance(now, in_system);
+        }
         match item {
             Ev::Start { process } => run.start_call(now, process),
             Ev::Send { call } => run.send(now, call),
@@ -212,6 +216,7 @@ pub fn simulate_calls(spec: &RunSpec) -> (Tally, OverloadTally) {
     }
     let in_system = run.in_system();
     let mut totals = run.totals;
+    totals.events = events;
     totals.pending = run.calls.iter().filter(|c| c.outstanding).count() as u64;
     totals.latency_p50_ns = run.sketch.quantile(0.5);
     totals.latency_p99_ns = run.sketch.quantile(0.99);

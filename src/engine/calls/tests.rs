@@ -58,6 +58,9 @@ fn two_workers_fifo_by_hand() {
     assert_eq!((t.timed_out, t.late, t.refused, t.pending), (1, 1, 0, 0));
     assert_eq!(t.abandoned_work_ns, S);
     assert_eq!(t.latency_sum_ns, 7 * u128::from(S));
+    // Events: 5 call starts, 1 retry send, and per attempt (6) an arrival, a completion, an
+    // answer (the late one included) and a timeout (stale ones included): 5 + 1 + 6 × 4.
+    assert_eq!(t.events, 30);
     // Nearest rank of 1, 1, 1, 2, 2: p50 the 3rd (1 s), p99 the 5th (2 s); sketch 0.4 %.
     assert!(close(t.latency_p50_ns, 1.0, 1.0 / 256.0));
     assert!(close(t.latency_p99_ns, 2.0, 1.0 / 256.0));
