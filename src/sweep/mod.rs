@@ -491,10 +491,13 @@ impl Plan {
 /// `recovered_at_s` is empty when the run has no trigger or never recovers; `stuck` is 1 when
 /// it has a trigger and never recovers, 0 when it recovers, empty without a trigger, so its
 /// aggregate mean is the fraction of seeds that never recover (a collapse probability).
-pub const CALL_METRICS: [&str; 10] = [
+/// `retries_denied` and `calls_rejected_locally` are the retry controls' counts (0 without).
+pub const CALL_METRICS: [&str; 12] = [
     "calls",
     "amplification",
     "goodput_pct",
+    "retries_denied",
+    "calls_rejected_locally",
     "timed_out",
     "refusals_read",
     "latency_p50_s",
@@ -514,6 +517,8 @@ pub fn call_metric_values(calls: Option<&CallLoopResult>) -> Vec<String> {
         c.calls.to_string(),
         c.amplification.to_string(),
         c.goodput_pct.to_string(),
+        c.retries_denied.to_string(),
+        c.calls_rejected_locally.to_string(),
         c.timed_out.to_string(),
         c.refusals_read.to_string(),
         optional(c.latency_p50_s),

@@ -234,6 +234,23 @@ impl Breaker {
         p.finish()?;
         Ok(breaker)
     }
+
+    /// As `--breaker` writes it, every parameter given.
+    pub fn text(&self) -> String {
+        match *self {
+            Breaker::None => "none".to_string(),
+            Breaker::Retries { ratio, window } => format!(
+                "retries:ratio={ratio},window={}",
+                window.map_or("all".to_string(), |w| w.to_string())
+            ),
+            Breaker::Calls {
+                ratio,
+                window,
+                min_calls,
+                open,
+            } => format!("calls:ratio={ratio},window={window},min_calls={min_calls},open={open}"),
+        }
+    }
 }
 
 impl Throttle {
@@ -285,6 +302,22 @@ impl Throttle {
         };
         p.finish()?;
         Ok(throttle)
+    }
+
+    /// As `--throttle` writes it, every parameter given.
+    pub fn text(&self) -> String {
+        match *self {
+            Throttle::None => "none".to_string(),
+            Throttle::Sre { k, window } => format!("sre:k={k},window={window}"),
+            Throttle::AwsAdaptive {
+                beta,
+                scale,
+                smoothing,
+                min_rate,
+            } => format!(
+                "aws-adaptive:beta={beta},scale={scale},smoothing={smoothing},min_rate={min_rate}"
+            ),
+        }
     }
 }
 
@@ -481,6 +514,35 @@ mod tests {
             e.accepted
                 .contains("`k` is a parameter of sre, not of aws-adaptive"),
             "{e:?}"
+        );
+    }
+
+    #[test]
+    fn breakers_and_throttles_read_back_what_they_write() {
+        for text in [
+            "none",
+            "retries:ratio=0.1,window=all",
+            "retries:ratio=0.25,window=30s",
+            "calls:ratio=0.5,window=10s,min_calls=20,open=5s",
+        ] {
+            assert_eq!(Breaker::parse(text).unwrap().text(), text);
+        }
+        assert_eq!(
+            Breaker::parse("retries").unwrap().text(),
+            "retries:ratio=0.1,window=all"
+        );
+        for text in [
+            "none",
+            "sre:k=2,window=120s",
+            "sre:k=1.5,window=500ms",
+            "aws-adaptive:beta=0.7,scale=0.4,smoothing=0.8,min_rate=0.5",
+            "aws-adaptive:beta=0.5,scale=2,smoothing=1,min_rate=0.25",
+        ] {
+            assert_eq!(Throttle::parse(text).unwrap().text(), text);
+        }
+        assert_eq!(
+            Throttle::parse("sre").unwrap().text(),
+            "sre:k=2,window=120s"
         );
     }
 

@@ -8,15 +8,14 @@
 //! follow from it. Stepped ranges are computed in integers (nanoseconds, billionths), so
 //! `100ms..1s step 100ms` ends exactly at 1 s and `1..2 step 0.1` exactly at 2. No I/O here.
 
-use crate::config::{
-    Bound, DistText, IntervalText, Intervals, LatencyText, LimiterRule, RateText, Scenario,
-    ScenarioFile, ServerModel, StrategyList,
-};
-use crate::engine::{Latency, Work};
+mod table;
+
+pub use table::PARAMETERS;
+
+use crate::config::{Scenario, ScenarioFile};
+use crate::policy::control::{Breaker, Budget, SpecError, Throttle};
 use crate::policy::Strategy;
-use crate::server::CapacityRule;
 use crate::time::{parse_duration, SimDuration};
-use crate::workload::{Arrivals, Dist};
 
 use super::SweepError;
 
@@ -33,6 +32,70 @@ pub enum Kind {
     Strategy,
     /// One of a fixed set of names: lists only.
     Choice(&'static [&'static str]),
+    /// A retry control as its flag writes it, `NAME[:key=value,...]`: lists only, where a
+    /// `key=value` item belongs to the value before it (see [`parse_axis`]).
+    Control(Control),
+}
+
+/// The retry controls a sweep can vary: each reads and writes its own texts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Control {
+    /// `--budget`.
+    Budget,
+    /// `--breaker`.
+    Breaker,
+    /// `--throttle`.
+    Throttle,
+}
+
+impl Control {
+    /// `text` read as this control and written back in its shortest form: the name, then
+    /// only the parameters that differ from the defaults (`grpc:max_tokens=20`), so that one
+    /// control has one text in the CSV and the seed label however it was typed.
+    pub fn canonical(self, text: &str) -> Result<String, SpecError> {
+        Ok(match self {
+            Control::Budget => short_budget(&Budget::parse(text)?),
+            Control::Breaker => short_breaker(&Breaker::parse(text)?),
+            Control::Throttle => short_throttle(&Throttle::parse(text)?),
+        })
+    }
+}
+
+/// A budget's shortest text (see [`Control::canonical`]).
+fn short_budget(b: &Budget) -> String {
+    let default = Budget::parse(b.name()).map(|d| d.text());
+    shortest(&b.text(), &default.unwrap_or_default())
+}
+
+/// A breaker's shortest text.
+fn short_breaker(b: &Breaker) -> String {
+    let default = Breaker::parse(b.name()).map(|d| d.text());
+    shortest(&b.text(), &default.unwrap_or_default())
+}
+
+/// A throttle's shortest text.
+fn short_throttle(t: &Throttle) -> String {
+    let default = Throttle::parse(t.name()).map(|d| d.text());
+    shortest(&t.text(), &default.unwrap_or_default())
+}
+
+/// `full` (`NAME:key=value,...`, every parameter given) without the pairs that `default` (the
+/// same name with its defaults) also has.
+fn shortest(full: &str, default: &str) -> String {
+    let Some((name, pairs)) = full.split_once(':') else {
+        return full.to_string();
+    };
+    let defaults: Vec<&str> = default
+        .split_once(':')
+        .map_or(Vec::new(), |(_, d)| d.split(',').collect());
+    let kept: Vec<&str> = pairs
+        .split(',')
+        .filter(|pair| !defaults.contains(pair))
+        .collect();
+    match kept.is_empty() {
+        true => name.to_string(),
+        false => format!("{name}:{}", kept.join(",")),
+    }
 }
 
 /// One value of a parameter, exact.
@@ -48,6 +111,8 @@ pub enum Value {
     Strategy(Strategy),
     /// A name from a [`Kind::Choice`].
     Name(&'static str),
+    /// A retry control in its shortest form ([`Control::canonical`]).
+    Text(String),
 }
 
 const BILLION: u64 = 1_000_000_000;
@@ -61,6 +126,7 @@ impl std::fmt::Display for Value {
             Value::Decimal(_) => write!(f, "{}", self.decimal()),
             Value::Strategy(s) => f.write_str(s.name()),
             Value::Name(n) => f.write_str(n),
+            Value::Text(t) => f.write_str(t),
         }
     }
 }
@@ -105,6 +171,12 @@ impl Value {
             other => panic!("sweep table: expected a name, got {other:?}"),
         }
     }
+    fn text(&self) -> String {
+        match self {
+            Value::Text(t) => t.clone(),
+            other => panic!("sweep table: expected a control, got {other:?}"),
+        }
+    }
 }
 
 /// One parameter a sweep can vary.
@@ -123,355 +195,6 @@ pub struct Parameter {
     /// The effective value in a validated scenario of one strategy, as written in the CSV and
     /// in the seed label; empty when the parameter does not apply (no recovery time, say).
     pub get: fn(&Scenario) -> String,
-}
-
-fn seconds(d: SimDuration) -> String {
-    // f64's shortest round-trip form: 100 ms is `0.1`, 1 s is `1`.
-    d.as_secs_f64().to_string()
-}
-
-fn server_file(file: &mut ScenarioFile) -> &mut crate::config::ServerFile {
-    file.server.get_or_insert_with(Default::default)
-}
-
-/// Every parameter a sweep can vary, in grid order: the first varies slowest, the last
-/// fastest (the README lists them). Strategy comes first so that a sweep's rows group by
-/// strategy.
-pub static PARAMETERS: [Parameter; 25] = [
-    Parameter {
-        name: "strategy",
-        column: "strategy",
-        kind: Kind::Strategy,
-        help: "Strategies, a comma list or `all`",
-        set: |f, v| f.strategy = Some(StrategyList(vec![strategy_of(v)])),
-        get: |s| s.strategies[0].name().to_string(),
-    },
-    Parameter {
-        name: "clients",
-        column: "clients",
-        kind: Kind::Whole,
-        help: "Numbers of clients, e.g. 100,1000,10000 or 100..1000 step 100",
-        set: |f, v| f.clients = Some(v.whole()),
-        get: |s| s.clients.to_string(),
-    },
-    Parameter {
-        name: "retries",
-        column: "retries",
-        kind: Kind::Whole,
-        help: "Retries per client, e.g. 2..8",
-        set: |f, v| f.retries = Some(u32_of(v)),
-        get: |s| s.retries.to_string(),
-    },
-    Parameter {
-        name: "base",
-        column: "base_s",
-        kind: Kind::Duration,
-        help: "First backoff delays, e.g. 100ms,1s or 100ms..1s step 100ms",
-        set: |f, v| f.base = Some(v.duration()),
-        get: |s| seconds(s.backoff.base),
-    },
-    Parameter {
-        name: "cap",
-        column: "cap_s",
-        kind: Kind::Duration,
-        help: "Largest backoff delays, e.g. 10s,30s",
-        set: |f, v| f.cap = Some(v.duration()),
-        get: |s| seconds(s.backoff.cap),
-    },
-    Parameter {
-        name: "multiplier",
-        column: "multiplier",
-        kind: Kind::Decimal,
-        help: "Backoff growth per retry, e.g. 1.5,2 or 1..3 step 0.5",
-        set: |f, v| f.multiplier = Some(v.decimal()),
-        get: |s| s.backoff.multiplier.to_string(),
-    },
-    Parameter {
-        name: "bin",
-        column: "bin_s",
-        kind: Kind::Duration,
-        help: "Histogram window widths, e.g. 10ms,100ms",
-        set: |f, v| f.bin = Some(v.duration()),
-        get: |s| seconds(s.bin),
-    },
-    Parameter {
-        name: "server",
-        column: "server",
-        kind: Kind::Choice(&[
-            "down",
-            "fixed-window",
-            "sliding-window",
-            "token-bucket",
-            "occ",
-            "capacity",
-        ]),
-        help: "Server models, e.g. down,fixed-window",
-        set: |f, v| server_file(f).model = Some(v.name().to_string()),
-        get: |s| s.server.name().to_string(),
-    },
-    Parameter {
-        name: "recover-at",
-        column: "recover_at_s",
-        kind: Kind::Duration,
-        help: "For a down server: when it starts serving, e.g. 5s..30s step 5s",
-        set: |f, v| server_file(f).recover_at = Some(v.duration()),
-        get: |s| match s.server {
-            ServerModel::Down {
-                recover_at: Some(at),
-            } => seconds(at),
-            _ => String::new(),
-        },
-    },
-    Parameter {
-        name: "limit",
-        column: "limit",
-        kind: Kind::Whole,
-        help: "Window limiters: requests admitted per window, e.g. 10,30,60",
-        set: |f, v| server_file(f).limit = Some(u32_of(v)),
-        get: |s| match window_rule(s) {
-            Some((limit, _)) => limit.to_string(),
-            None => String::new(),
-        },
-    },
-    Parameter {
-        name: "window",
-        column: "window_s",
-        kind: Kind::Duration,
-        help: "Window limiters: the window length, e.g. 1s,60s",
-        set: |f, v| server_file(f).window = Some(v.duration()),
-        get: |s| match window_rule(s) {
-            Some((_, window)) => seconds(window),
-            None => String::new(),
-        },
-    },
-    Parameter {
-        name: "clients-per-address",
-        column: "clients_per_address",
-        kind: Kind::Whole,
-        help: "Limiters: clients sharing one address and so one counter, e.g. 1,5",
-        set: |f, v| server_file(f).clients_per_address = Some(u32_of(v)),
-        get: |s| match s.server {
-            ServerModel::Limited(m) => m.clients_per_address.to_string(),
-            ServerModel::Down { .. }
-            | ServerModel::Occ
-            | ServerModel::Capacity(_)
-            | ServerModel::Flaky(_) => String::new(),
-        },
-    },
-    Parameter {
-        name: "capacity",
-        column: "capacity",
-        kind: Kind::Whole,
-        help: "Token bucket: tokens it holds when full, e.g. 10,30",
-        set: |f, v| server_file(f).capacity = Some(u32_of(v)),
-        get: |s| token_rule(s).map_or(String::new(), |r| r.capacity.to_string()),
-    },
-    Parameter {
-        name: "refill",
-        column: "refill",
-        kind: Kind::Whole,
-        help: "Token bucket: tokens added per refill interval, e.g. 1,5",
-        set: |f, v| server_file(f).refill = Some(u32_of(v)),
-        get: |s| token_rule(s).map_or(String::new(), |r| r.refill.to_string()),
-    },
-    Parameter {
-        name: "refill-interval",
-        column: "refill_interval_s",
-        kind: Kind::Duration,
-        help: "Token bucket: the refill interval, e.g. 1s,2s",
-        set: |f, v| server_file(f).refill_interval = Some(v.duration()),
-        get: |s| token_rule(s).map_or(String::new(), |r| seconds(r.interval)),
-    },
-    Parameter {
-        name: "epoch-phase",
-        column: "epoch_phase_s",
-        kind: Kind::Duration,
-        help: "Limiters: where in the Unix second the run starts, e.g. 0ms..900ms step 100ms",
-        set: |f, v| server_file(f).epoch_phase = Some(v.duration()),
-        get: |s| match s.server {
-            ServerModel::Limited(m) => seconds(m.epoch_phase),
-            ServerModel::Down { .. }
-            | ServerModel::Occ
-            | ServerModel::Capacity(_)
-            | ServerModel::Flaky(_) => String::new(),
-        },
-    },
-    Parameter {
-        name: "items",
-        column: "items",
-        kind: Kind::Whole,
-        help: "Items each client fetches in sequence, e.g. 1,40",
-        set: |f, v| f.items = Some(u32_of(v)),
-        get: |s| match s.work {
-            Work::Items(k) => k.to_string(),
-            Work::Pool(_) => String::new(),
-        },
-    },
-    Parameter {
-        name: "latency",
-        column: "latency_s",
-        kind: Kind::Duration,
-        help: "Round-trip latency, e.g. 0ms,50ms,110ms",
-        set: |f, v| f.latency = Some(LatencyText(Latency::Fixed(v.duration()))),
-        get: |s| match s.latency {
-            Latency::Fixed(d) => seconds(d),
-            // Only a base scenario can set a uniform latency; written as configs write it.
-            uniform => uniform.to_string(),
-        },
-    },
-    Parameter {
-        name: "rate",
-        column: "rate_per_s",
-        kind: Kind::Decimal,
-        help: "Poisson arrivals: total calls per second outside spikes, e.g. 10..90 step 10",
-        set: |f, v| f.rate = Some(RateText(v.decimal())),
-        get: |s| match &s.overload.arrivals {
-            Arrivals::Poisson(schedule) => schedule.base.to_string(),
-            Arrivals::Herd => String::new(),
-        },
-    },
-    Parameter {
-        name: "spike-rate",
-        column: "spike_rate_per_s",
-        kind: Kind::Decimal,
-        help: "Poisson arrivals: the rate of every spike the scenario has, e.g. 60,80,100",
-        set: |f, v| {
-            if let Some(spikes) = &mut f.spike {
-                for spike in &mut spikes.0 {
-                    let rate = format!("{}/s", v.decimal());
-                    spike.text = format!("{}..{}@{rate}", spike.from, spike.to);
-                    spike.value = Some(rate);
-                }
-            }
-        },
-        get: |s| match &s.overload.arrivals {
-            Arrivals::Poisson(schedule) => schedule
-                .spikes
-                .iter()
-                .map(|spike| spike.rate.to_string())
-                .collect::<Vec<_>>()
-                .join(" "),
-            Arrivals::Herd => String::new(),
-        },
-    },
-    Parameter {
-        name: "workers",
-        column: "workers",
-        kind: Kind::Whole,
-        help: "Capacity server: requests in service at once, e.g. 50,100,200",
-        set: |f, v| server_file(f).workers = Some(Bound(Some(u32_of(v)))),
-        get: |s| capacity_rule(s).map_or(String::new(), |r| Bound(r.workers).to_string()),
-    },
-    Parameter {
-        name: "service-time",
-        column: "service_time_s",
-        kind: Kind::Duration,
-        help: "Capacity server: a fixed service time, e.g. 10ms,50ms",
-        set: |f, v| server_file(f).service_time = Some(DistText(Dist::Fixed(v.duration()))),
-        get: |s| match capacity_rule(s).map(|r| r.service) {
-            Some(Dist::Fixed(d)) => seconds(d),
-            // Only a base scenario can set a random service time; written as configs write it.
-            Some(other) => other.to_string(),
-            None => String::new(),
-        },
-    },
-    Parameter {
-        name: "queue",
-        column: "queue",
-        kind: Kind::Whole,
-        help: "Capacity server: requests waiting for a worker at most, e.g. 10,100",
-        set: |f, v| server_file(f).queue = Some(Bound(Some(u32_of(v)))),
-        get: |s| capacity_rule(s).map_or(String::new(), |r| Bound(r.queue).to_string()),
-    },
-    Parameter {
-        name: "timeout",
-        column: "timeout_s",
-        kind: Kind::Duration,
-        help: "Client timeout per attempt, e.g. 500ms..3s step 500ms",
-        set: |f, v| f.timeout = Some(v.duration()),
-        get: |s| s.overload.timeout.map_or(String::new(), seconds),
-    },
-    Parameter {
-        name: "outage",
-        column: "outage_s",
-        kind: Kind::Duration,
-        help: "An outage from 0 to D replacing the scenario's outages, e.g. 10s,20s,30s",
-        set: |f, v| {
-            let text = format!("0s..{}", v.duration());
-            f.outage = Some(Intervals(vec![IntervalText {
-                from: SimDuration::ZERO,
-                to: v.duration(),
-                value: None,
-                text,
-            }]));
-        },
-        get: |s| match s.overload.triggers.outages[..] {
-            [] => String::new(),
-            [(from, to)] if from.as_nanos() == 0 => seconds(SimDuration(to.as_nanos())),
-            ref many => many
-                .iter()
-                .map(|(from, to)| {
-                    format!(
-                        "{}..{}",
-                        SimDuration(from.as_nanos()),
-                        SimDuration(to.as_nanos())
-                    )
-                })
-                .collect::<Vec<_>>()
-                .join(" "),
-        },
-    },
-];
-
-fn capacity_rule(scenario: &Scenario) -> Option<CapacityRule> {
-    match scenario.server {
-        ServerModel::Capacity(r) => Some(r),
-        ServerModel::Down { .. }
-        | ServerModel::Occ
-        | ServerModel::Limited(_)
-        | ServerModel::Flaky(_) => None,
-    }
-}
-
-/// The rule of a token bucket; `None` for other servers.
-fn token_rule(scenario: &Scenario) -> Option<crate::server::TokenBucketRule> {
-    match scenario.server {
-        ServerModel::Limited(m) => match m.rule {
-            LimiterRule::TokenBucket(r) => Some(r),
-            _ => None,
-        },
-        ServerModel::Down { .. }
-        | ServerModel::Occ
-        | ServerModel::Capacity(_)
-        | ServerModel::Flaky(_) => None,
-    }
-}
-
-/// The limit and window of a window limiter; `None` for other servers.
-fn window_rule(scenario: &Scenario) -> Option<(u32, SimDuration)> {
-    match scenario.server {
-        ServerModel::Limited(m) => match m.rule {
-            LimiterRule::FixedWindow(r) => Some((r.limit, r.window)),
-            LimiterRule::SlidingWindow(r) => Some((r.limit, r.window)),
-            LimiterRule::TokenBucket(_) => None,
-        },
-        ServerModel::Down { .. }
-        | ServerModel::Occ
-        | ServerModel::Capacity(_)
-        | ServerModel::Flaky(_) => None,
-    }
-}
-
-/// A whole number for a `u32` key; larger values saturate, and validation names the key.
-fn u32_of(value: &Value) -> u32 {
-    u32::try_from(value.whole()).unwrap_or(u32::MAX)
-}
-
-fn strategy_of(value: &Value) -> Strategy {
-    match value {
-        Value::Strategy(s) => *s,
-        other => panic!("sweep table: expected a strategy, got {other:?}"),
-    }
 }
 
 /// The parameter called `name` (`recover_at` is accepted for `recover-at`, as in files).
@@ -560,15 +283,19 @@ pub fn parse_axis(parameter: &'static Parameter, text: &str) -> Result<Axis, Swe
             "empty list; give one value or more, separated by commas".into(),
         ));
     }
-    match text.split_once("..") {
-        Some((from, rest)) => parse_range(parameter, text, from, rest),
-        None => parse_list(parameter, text),
+    match (parameter.kind, text.split_once("..")) {
+        (Kind::Control(_), _) | (_, None) => parse_list(parameter, text),
+        (_, Some((from, rest))) => parse_range(parameter, text, from, rest),
     }
 }
 
 fn parse_list(parameter: &'static Parameter, text: &str) -> Result<Axis, SweepError> {
     let mut values = Vec::new();
-    for item in text.split(',') {
+    let items = match parameter.kind {
+        Kind::Control(_) => control_items(parameter, text)?,
+        _ => text.split(',').map(str::to_string).collect(),
+    };
+    for item in &items {
         let item = item.trim();
         if item.is_empty() {
             return Err(problem(
@@ -591,6 +318,11 @@ fn parse_list(parameter: &'static Parameter, text: &str) -> Result<Axis, SweepEr
                     ))
                 }
             },
+            Kind::Control(control) => {
+                vec![Value::Text(control.canonical(item).map_err(|e| {
+                    problem(parameter, format!("{}; {}", e.value, e.accepted))
+                })?)]
+            }
             kind => vec![Value::from_units(kind, parse_units(parameter, item)?)],
         };
         for value in parsed {
@@ -606,6 +338,37 @@ fn parse_list(parameter: &'static Parameter, text: &str) -> Result<Axis, SweepEr
     Ok(Axis::of(parameter, values))
 }
 
+/// A list of controls split into its values: at commas, except that an item `key=value`
+/// belongs to the value before it, so `none,grpc:max_tokens=20,token_ratio=0.2` is two values
+/// (no control's name holds `=`).
+fn control_items(parameter: &Parameter, text: &str) -> Result<Vec<String>, SweepError> {
+    // `key=value` with no `:` before the `=`: `grpc:max_tokens=20` starts a value.
+    let pair = |item: &str| {
+        item.split_once('=')
+            .is_some_and(|(key, _)| !key.contains(':'))
+    };
+    let mut items: Vec<String> = Vec::new();
+    for item in text.split(',') {
+        match items.last_mut() {
+            Some(last) if pair(item) => {
+                last.push(',');
+                last.push_str(item.trim());
+            }
+            None if pair(item) => {
+                return Err(problem(
+                    parameter,
+                    format!(
+                        "`{text}` starts with the parameter `{}`; write a name first, e.g. grpc:max_tokens=20",
+                        item.trim()
+                    ),
+                ))
+            }
+            _ => items.push(item.trim().to_string()),
+        }
+    }
+    Ok(items)
+}
+
 fn parse_range(
     parameter: &'static Parameter,
     text: &str,
@@ -616,7 +379,7 @@ fn parse_range(
         Kind::Whole => "2..8 or 100..1000 step 100",
         Kind::Duration => "100ms..1s step 100ms",
         Kind::Decimal => "1..3 step 0.5",
-        Kind::Strategy | Kind::Choice(_) => {
+        Kind::Strategy | Kind::Choice(_) | Kind::Control(_) => {
             return Err(problem(
                 parameter,
                 format!("`{text}` is a range, but names cannot be ranged; list them with commas"),
@@ -802,6 +565,68 @@ mod tests {
         assert!(e.contains("not a number"), "{e}");
         let e = error("base", "100");
         assert!(e.contains("--base") && e.contains("unit"), "{e}");
+    }
+
+    #[test]
+    fn controls_split_at_names_and_are_written_shortest() {
+        // A `key=value` item belongs to the control before it; a `name:key=value` item starts
+        // a new one. Parameters at their defaults are left out of the written value.
+        assert_eq!(
+            values(
+                "budget",
+                "none,grpc:max_tokens=20,token_ratio=0.2,token-bucket:capacity=5"
+            ),
+            [
+                Value::Text("none".into()),
+                Value::Text("grpc:max_tokens=20,token_ratio=0.2".into()),
+                Value::Text("token-bucket".into()),
+            ]
+        );
+        assert_eq!(
+            values("breaker", "retries:ratio=0.1,window=all, calls:open=10s"),
+            [
+                Value::Text("retries".into()),
+                Value::Text("calls:open=10s".into())
+            ]
+        );
+        assert_eq!(
+            values("breaker", "retries:window=1m"),
+            [Value::Text("retries:window=60s".into())]
+        );
+        assert_eq!(
+            values("throttle", "sre:k=2,window=2m"),
+            [Value::Text("sre".into())]
+        );
+        // The written value reads back as the same control.
+        let written = values("budget", "aws-standard:cost=7,capacity=500");
+        assert_eq!(written, [Value::Text("aws-standard:cost=7".into())]);
+        assert_eq!(
+            Budget::parse("aws-standard:cost=7").unwrap(),
+            Budget::parse("aws-standard:capacity=500,cost=7").unwrap()
+        );
+        // A range is not a list of controls: `..` is read as part of a value.
+        assert!(error("budget", "none..grpc").contains("none..grpc"));
+    }
+
+    #[test]
+    fn bad_controls_name_the_value_and_what_is_accepted() {
+        let e = error("budget", "none,gprc");
+        assert!(
+            e.starts_with("invalid --budget: gprc; accepted: none, token-bucket"),
+            "{e}"
+        );
+        let e = error("budget", "max_tokens=20,grpc");
+        assert!(
+            e.contains("starts with the parameter `max_tokens=20`"),
+            "{e}"
+        );
+        let e = error("breaker", "retries:ratio=1.5");
+        assert!(e.contains("ratio=1.5 is out of range"), "{e}");
+        // Two spellings of one control are one value twice.
+        let e = error("budget", "grpc,grpc:max_tokens=10");
+        assert!(e.contains("twice"), "{e}");
+        let e = error("failure-rate", "0.1.2");
+        assert!(e.contains("not a number"), "{e}");
     }
 
     #[test]

@@ -1,0 +1,401 @@
+//! The table of sweep parameters ([`PARAMETERS`]): for each scenario key, how its values
+//! parse, how one is laid over a [`ScenarioFile`] and how a validated [`Scenario`]'s effective
+//! value is written in the CSV. No I/O.
+
+use crate::config::{
+    Bound, DistText, IntervalText, Intervals, LatencyText, LimiterRule, RateText, Scenario,
+    ScenarioFile, ServerModel, StrategyList,
+};
+use crate::engine::{Latency, Work};
+use crate::policy::Strategy;
+use crate::server::CapacityRule;
+use crate::time::SimDuration;
+use crate::workload::{Arrivals, Dist};
+
+use super::{short_breaker, short_budget, short_throttle, Control, Kind, Parameter, Value};
+
+fn seconds(d: SimDuration) -> String {
+    // f64's shortest round-trip form: 100 ms is `0.1`, 1 s is `1`.
+    d.as_secs_f64().to_string()
+}
+
+fn server_file(file: &mut ScenarioFile) -> &mut crate::config::ServerFile {
+    file.server.get_or_insert_with(Default::default)
+}
+
+/// Every parameter a sweep can vary, in grid order: the first varies slowest, the last
+/// fastest (the README lists them). Strategy comes first so that a sweep's rows group by
+/// strategy.
+pub static PARAMETERS: [Parameter; 29] = [
+    Parameter {
+        name: "strategy",
+        column: "strategy",
+        kind: Kind::Strategy,
+        help: "Strategies, a comma list or `all`",
+        set: |f, v| f.strategy = Some(StrategyList(vec![strategy_of(v)])),
+        get: |s| s.strategies[0].name().to_string(),
+    },
+    Parameter {
+        name: "clients",
+        column: "clients",
+        kind: Kind::Whole,
+        help: "Numbers of clients, e.g. 100,1000,10000 or 100..1000 step 100",
+        set: |f, v| f.clients = Some(v.whole()),
+        get: |s| s.clients.to_string(),
+    },
+    Parameter {
+        name: "retries",
+        column: "retries",
+        kind: Kind::Whole,
+        help: "Retries per client, e.g. 2..8",
+        set: |f, v| f.retries = Some(u32_of(v)),
+        get: |s| s.retries.to_string(),
+    },
+    Parameter {
+        name: "base",
+        column: "base_s",
+        kind: Kind::Duration,
+        help: "First backoff delays, e.g. 100ms,1s or 100ms..1s step 100ms",
+        set: |f, v| f.base = Some(v.duration()),
+        get: |s| seconds(s.backoff.base),
+    },
+    Parameter {
+        name: "cap",
+        column: "cap_s",
+        kind: Kind::Duration,
+        help: "Largest backoff delays, e.g. 10s,30s",
+        set: |f, v| f.cap = Some(v.duration()),
+        get: |s| seconds(s.backoff.cap),
+    },
+    Parameter {
+        name: "multiplier",
+        column: "multiplier",
+        kind: Kind::Decimal,
+        help: "Backoff growth per retry, e.g. 1.5,2 or 1..3 step 0.5",
+        set: |f, v| f.multiplier = Some(v.decimal()),
+        get: |s| s.backoff.multiplier.to_string(),
+    },
+    Parameter {
+        name: "bin",
+        column: "bin_s",
+        kind: Kind::Duration,
+        help: "Histogram window widths, e.g. 10ms,100ms",
+        set: |f, v| f.bin = Some(v.duration()),
+        get: |s| seconds(s.bin),
+    },
+    Parameter {
+        name: "server",
+        column: "server",
+        kind: Kind::Choice(&[
+            "down",
+            "fixed-window",
+            "sliding-window",
+            "token-bucket",
+            "occ",
+            "capacity",
+            "flaky",
+        ]),
+        help: "Server models, e.g. down,fixed-window",
+        set: |f, v| server_file(f).model = Some(v.name().to_string()),
+        get: |s| s.server.name().to_string(),
+    },
+    Parameter {
+        name: "recover-at",
+        column: "recover_at_s",
+        kind: Kind::Duration,
+        help: "For a down server: when it starts serving, e.g. 5s..30s step 5s",
+        set: |f, v| server_file(f).recover_at = Some(v.duration()),
+        get: |s| match s.server {
+            ServerModel::Down {
+                recover_at: Some(at),
+            } => seconds(at),
+            _ => String::new(),
+        },
+    },
+    Parameter {
+        name: "limit",
+        column: "limit",
+        kind: Kind::Whole,
+        help: "Window limiters: requests admitted per window, e.g. 10,30,60",
+        set: |f, v| server_file(f).limit = Some(u32_of(v)),
+        get: |s| match window_rule(s) {
+            Some((limit, _)) => limit.to_string(),
+            None => String::new(),
+        },
+    },
+    Parameter {
+        name: "window",
+        column: "window_s",
+        kind: Kind::Duration,
+        help: "Window limiters: the window length, e.g. 1s,60s",
+        set: |f, v| server_file(f).window = Some(v.duration()),
+        get: |s| match window_rule(s) {
+            Some((_, window)) => seconds(window),
+            None => String::new(),
+        },
+    },
+    Parameter {
+        name: "clients-per-address",
+        column: "clients_per_address",
+        kind: Kind::Whole,
+        help: "Limiters: clients sharing one address and so one counter, e.g. 1,5",
+        set: |f, v| server_file(f).clients_per_address = Some(u32_of(v)),
+        get: |s| match s.server {
+            ServerModel::Limited(m) => m.clients_per_address.to_string(),
+            ServerModel::Down { .. }
+            | ServerModel::Occ
+            | ServerModel::Capacity(_)
+            | ServerModel::Flaky(_) => String::new(),
+        },
+    },
+    Parameter {
+        name: "capacity",
+        column: "capacity",
+        kind: Kind::Whole,
+        help: "Token bucket: tokens it holds when full, e.g. 10,30",
+        set: |f, v| server_file(f).capacity = Some(u32_of(v)),
+        get: |s| token_rule(s).map_or(String::new(), |r| r.capacity.to_string()),
+    },
+    Parameter {
+        name: "refill",
+        column: "refill",
+        kind: Kind::Whole,
+        help: "Token bucket: tokens added per refill interval, e.g. 1,5",
+        set: |f, v| server_file(f).refill = Some(u32_of(v)),
+        get: |s| token_rule(s).map_or(String::new(), |r| r.refill.to_string()),
+    },
+    Parameter {
+        name: "refill-interval",
+        column: "refill_interval_s",
+        kind: Kind::Duration,
+        help: "Token bucket: the refill interval, e.g. 1s,2s",
+        set: |f, v| server_file(f).refill_interval = Some(v.duration()),
+        get: |s| token_rule(s).map_or(String::new(), |r| seconds(r.interval)),
+    },
+    Parameter {
+        name: "epoch-phase",
+        column: "epoch_phase_s",
+        kind: Kind::Duration,
+        help: "Limiters: where in the Unix second the run starts, e.g. 0ms..900ms step 100ms",
+        set: |f, v| server_file(f).epoch_phase = Some(v.duration()),
+        get: |s| match s.server {
+            ServerModel::Limited(m) => seconds(m.epoch_phase),
+            ServerModel::Down { .. }
+            | ServerModel::Occ
+            | ServerModel::Capacity(_)
+            | ServerModel::Flaky(_) => String::new(),
+        },
+    },
+    Parameter {
+        name: "items",
+        column: "items",
+        kind: Kind::Whole,
+        help: "Items each client fetches in sequence, e.g. 1,40",
+        set: |f, v| f.items = Some(u32_of(v)),
+        get: |s| match s.work {
+            Work::Items(k) => k.to_string(),
+            Work::Pool(_) => String::new(),
+        },
+    },
+    Parameter {
+        name: "latency",
+        column: "latency_s",
+        kind: Kind::Duration,
+        help: "Round-trip latency, e.g. 0ms,50ms,110ms",
+        set: |f, v| f.latency = Some(LatencyText(Latency::Fixed(v.duration()))),
+        get: |s| match s.latency {
+            Latency::Fixed(d) => seconds(d),
+            // Only a base scenario can set a uniform latency; written as configs write it.
+            uniform => uniform.to_string(),
+        },
+    },
+    Parameter {
+        name: "rate",
+        column: "rate_per_s",
+        kind: Kind::Decimal,
+        help: "Poisson arrivals: total calls per second outside spikes, e.g. 10..90 step 10",
+        set: |f, v| f.rate = Some(RateText(v.decimal())),
+        get: |s| match &s.overload.arrivals {
+            Arrivals::Poisson(schedule) => schedule.base.to_string(),
+            Arrivals::Herd => String::new(),
+        },
+    },
+    Parameter {
+        name: "spike-rate",
+        column: "spike_rate_per_s",
+        kind: Kind::Decimal,
+        help: "Poisson arrivals: the rate of every spike the scenario has, e.g. 60,80,100",
+        set: |f, v| {
+            if let Some(spikes) = &mut f.spike {
+                for spike in &mut spikes.0 {
+                    let rate = format!("{}/s", v.decimal());
+                    spike.text = format!("{}..{}@{rate}", spike.from, spike.to);
+                    spike.value = Some(rate);
+                }
+            }
+        },
+        get: |s| match &s.overload.arrivals {
+            Arrivals::Poisson(schedule) => schedule
+                .spikes
+                .iter()
+                .map(|spike| spike.rate.to_string())
+                .collect::<Vec<_>>()
+                .join(" "),
+            Arrivals::Herd => String::new(),
+        },
+    },
+    Parameter {
+        name: "workers",
+        column: "workers",
+        kind: Kind::Whole,
+        help: "Capacity server: requests in service at once, e.g. 50,100,200",
+        set: |f, v| server_file(f).workers = Some(Bound(Some(u32_of(v)))),
+        get: |s| capacity_rule(s).map_or(String::new(), |r| Bound(r.workers).to_string()),
+    },
+    Parameter {
+        name: "service-time",
+        column: "service_time_s",
+        kind: Kind::Duration,
+        help: "Capacity server: a fixed service time, e.g. 10ms,50ms",
+        set: |f, v| server_file(f).service_time = Some(DistText(Dist::Fixed(v.duration()))),
+        get: |s| match capacity_rule(s).map(|r| r.service) {
+            Some(Dist::Fixed(d)) => seconds(d),
+            // Only a base scenario can set a random service time; written as configs write it.
+            Some(other) => other.to_string(),
+            None => String::new(),
+        },
+    },
+    Parameter {
+        name: "queue",
+        column: "queue",
+        kind: Kind::Whole,
+        help: "Capacity server: requests waiting for a worker at most, e.g. 10,100",
+        set: |f, v| server_file(f).queue = Some(Bound(Some(u32_of(v)))),
+        get: |s| capacity_rule(s).map_or(String::new(), |r| Bound(r.queue).to_string()),
+    },
+    Parameter {
+        name: "timeout",
+        column: "timeout_s",
+        kind: Kind::Duration,
+        help: "Client timeout per attempt, e.g. 500ms..3s step 500ms",
+        set: |f, v| f.timeout = Some(v.duration()),
+        get: |s| s.overload.timeout.map_or(String::new(), seconds),
+    },
+    Parameter {
+        name: "outage",
+        column: "outage_s",
+        kind: Kind::Duration,
+        help: "An outage from 0 to D replacing the scenario's outages, e.g. 10s,20s,30s",
+        set: |f, v| {
+            let text = format!("0s..{}", v.duration());
+            f.outage = Some(Intervals(vec![IntervalText {
+                from: SimDuration::ZERO,
+                to: v.duration(),
+                value: None,
+                text,
+            }]));
+        },
+        get: |s| match s.overload.triggers.outages[..] {
+            [] => String::new(),
+            [(from, to)] if from.as_nanos() == 0 => seconds(SimDuration(to.as_nanos())),
+            ref many => many
+                .iter()
+                .map(|(from, to)| {
+                    format!(
+                        "{}..{}",
+                        SimDuration(from.as_nanos()),
+                        SimDuration(to.as_nanos())
+                    )
+                })
+                .collect::<Vec<_>>()
+                .join(" "),
+        },
+    },
+    Parameter {
+        name: "failure-rate",
+        column: "failure_rate",
+        kind: Kind::Decimal,
+        help: "Flaky server: the probability that an attempt fails, e.g. 0..0.9 step 0.1",
+        set: |f, v| server_file(f).failure_rate = Some(v.decimal()),
+        get: |s| match s.server {
+            // Nine decimals, as the run's header writes it: the rate is kept in 2^-53 steps.
+            ServerModel::Flaky(f) => ((f.rate() * 1e9).round() / 1e9).to_string(),
+            _ => String::new(),
+        },
+    },
+    Parameter {
+        name: "budget",
+        column: "budget",
+        kind: Kind::Control(Control::Budget),
+        help: "Retry budgets, e.g. none,token-bucket,grpc:max_tokens=20,token_ratio=0.2 (a key=value item belongs to the budget before it)",
+        set: |f, v| f.budget = Some(v.text()),
+        get: |s| short_budget(&s.controls.budget),
+    },
+    Parameter {
+        name: "breaker",
+        column: "breaker",
+        kind: Kind::Control(Control::Breaker),
+        help: "Circuit breakers, e.g. none,retries:ratio=0.1,window=all (a key=value item belongs to the breaker before it)",
+        set: |f, v| f.breaker = Some(v.text()),
+        get: |s| short_breaker(&s.controls.breaker),
+    },
+    Parameter {
+        name: "throttle",
+        column: "throttle",
+        kind: Kind::Control(Control::Throttle),
+        help: "Adaptive throttles, e.g. none,sre:k=1.5 (a key=value item belongs to the throttle before it)",
+        set: |f, v| f.throttle = Some(v.text()),
+        get: |s| short_throttle(&s.controls.throttle),
+    },
+];
+
+fn capacity_rule(scenario: &Scenario) -> Option<CapacityRule> {
+    match scenario.server {
+        ServerModel::Capacity(r) => Some(r),
+        ServerModel::Down { .. }
+        | ServerModel::Occ
+        | ServerModel::Limited(_)
+        | ServerModel::Flaky(_) => None,
+    }
+}
+
+/// The rule of a token bucket; `None` for other servers.
+fn token_rule(scenario: &Scenario) -> Option<crate::server::TokenBucketRule> {
+    match scenario.server {
+        ServerModel::Limited(m) => match m.rule {
+            LimiterRule::TokenBucket(r) => Some(r),
+            _ => None,
+        },
+        ServerModel::Down { .. }
+        | ServerModel::Occ
+        | ServerModel::Capacity(_)
+        | ServerModel::Flaky(_) => None,
+    }
+}
+
+/// The limit and window of a window limiter; `None` for other servers.
+fn window_rule(scenario: &Scenario) -> Option<(u32, SimDuration)> {
+    match scenario.server {
+        ServerModel::Limited(m) => match m.rule {
+            LimiterRule::FixedWindow(r) => Some((r.limit, r.window)),
+            LimiterRule::SlidingWindow(r) => Some((r.limit, r.window)),
+            LimiterRule::TokenBucket(_) => None,
+        },
+        ServerModel::Down { .. }
+        | ServerModel::Occ
+        | ServerModel::Capacity(_)
+        | ServerModel::Flaky(_) => None,
+    }
+}
+
+/// A whole number for a `u32` key; larger values saturate, and validation names the key.
+fn u32_of(value: &Value) -> u32 {
+    u32::try_from(value.whole()).unwrap_or(u32::MAX)
+}
+
+fn strategy_of(value: &Value) -> Strategy {
+    match value {
+        Value::Strategy(s) => *s,
+        other => panic!("sweep table: expected a strategy, got {other:?}"),
+    }
+}
