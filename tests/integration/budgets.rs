@@ -143,7 +143,11 @@ fn a_control_sweep_is_the_same_on_one_and_two_threads() {
     let config = dir.path().join("short.toml");
     let text = std::fs::read_to_string(CONFIG).unwrap();
     assert!(text.contains("duration = \"60s\""));
-    std::fs::write(&config, text.replace("duration = \"60s\"", "duration = \"5s\"")).unwrap();
+    std::fs::write(
+        &config,
+        text.replace("duration = \"60s\"", "duration = \"5s\""),
+    )
+    .unwrap();
     let one = control_sweep(&config, "1");
     assert_eq!(one, control_sweep(&config, "2"));
     let rows = rows(&one);
@@ -224,7 +228,10 @@ const CONTROLS: [(&str, &[&str]); 7] = [
     ("no retries", &["--retries", "0"]),
     ("3 retries", &[]),
     ("token bucket", &["--budget", "token-bucket"]),
-    ("retry breaker", &["--breaker", "retries:ratio=0.1,window=all"]),
+    (
+        "retry breaker",
+        &["--breaker", "retries:ratio=0.1,window=all"],
+    ),
     ("grpc", &["--budget", "grpc"]),
     ("aws-standard", &["--budget", "aws-standard"]),
     ("envoy", &["--budget", "envoy"]),
