@@ -11,6 +11,7 @@ mod hardening;
 mod limiter;
 mod occ;
 mod overload;
+mod properties;
 mod readme;
 mod series_chart;
 mod shard;
