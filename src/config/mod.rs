@@ -312,7 +312,7 @@ impl ScenarioFile {
         if extension == Some("json") {
             serde_json::from_str(text).map_err(|e| e.to_string())
         } else {
-            toml::from_str(text).map_err(|e| e.to_string().trim_end().replace('\n', " "))
+            toml::from_str(text).map_err(|e| toml_message(&e))
         }
     }
 
@@ -528,6 +528,12 @@ impl ScenarioFile {
         scenario.check_memory()?;
         Ok(scenario)
     }
+}
+
+/// A TOML error on one line: the line breaks of its snippet as spaces, and so any carriage
+/// return the quoted line of the file holds (which would print as a second line).
+pub(crate) fn toml_message(error: &toml::de::Error) -> String {
+    error.to_string().trim_end().replace(['\n', '\r'], " ")
 }
 
 /// A valid scenario: what the engine runs. Build it with [`ScenarioFile::validate`].

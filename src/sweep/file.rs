@@ -64,8 +64,8 @@ impl SweepFile {
         let mut root: serde_json::Map<String, serde_json::Value> = if json {
             serde_json::from_str(text).map_err(|e| syntax(e.to_string()))?
         } else {
-            let table: toml::Table = toml::from_str(text)
-                .map_err(|e| syntax(e.to_string().trim_end().replace('\n', " ")))?;
+            let table: toml::Table =
+                toml::from_str(text).map_err(|e| syntax(crate::config::toml_message(&e)))?;
             serde_json::to_value(table)
                 .ok()
                 .and_then(|v| v.as_object().cloned())

@@ -7,6 +7,7 @@ mod control;
 mod core;
 mod deploy;
 mod fixture;
+mod fuzz;
 mod hardening;
 mod limiter;
 mod occ;
