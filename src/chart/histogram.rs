@@ -18,7 +18,8 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::axis::{number, Axis, Ticked};
 use super::{
-    draw_error, draw_mesh, render, ChartError, ChartSize, Drawable, ImageFormat, FONT_FAMILY,
+    draw_caption, draw_error, draw_mesh, draw_title_lines, render, ChartError, ChartSize, Drawable,
+    ImageFormat, FONT_FAMILY,
 };
 use crate::config::{human_bytes, Scenario};
 use crate::experiment::{Report, RunResult};
@@ -375,24 +376,13 @@ impl HistogramChart {
     where
         DB::ErrorType: 'static,
     {
-        let x = Y_LABELS_W as i32;
-        band.draw_text(
+        let line_y = draw_title_lines(
+            band,
             &self.title,
-            &(FONT_FAMILY, 22).into_font().color(&BLACK),
-            (x, 10),
-        )
-        .map_err(draw_error)?;
-        let grey = RGBColor(90, 90, 90);
-        let mut line_y = 38;
-        for (i, line) in self.subtitle.split('\n').enumerate() {
-            line_y = 38 + (i as u32 * SUBTITLE_LINE_H) as i32;
-            band.draw_text(
-                line,
-                &(FONT_FAMILY, 14).into_font().color(&grey),
-                (x, line_y),
-            )
-            .map_err(draw_error)?;
-        }
+            &self.subtitle,
+            Y_LABELS_W as i32,
+            SUBTITLE_LINE_H as i32,
+        )?;
         // A legend only when a panel stacks more than one layer.
         let mut legend: Vec<(&str, Tone)> = Vec::new();
         for layer in self.panels.iter().flat_map(|p| &p.layers) {
@@ -446,22 +436,7 @@ impl HistogramChart {
     {
         let panel = &self.panels[index];
         let (caption, body) = area.split_vertically(CAPTION_H);
-        let label_style = (FONT_FAMILY, 15).into_font().color(&BLACK);
-        caption
-            .draw_text(&panel.label, &label_style, (Y_LABELS_W as i32, 4))
-            .map_err(draw_error)?;
-        let (label_w, _) = caption
-            .estimate_text_size(&panel.label, &label_style)
-            .map_err(draw_error)?;
-        caption
-            .draw_text(
-                &panel.note,
-                &(FONT_FAMILY, 13)
-                    .into_font()
-                    .color(&RGBColor(100, 100, 100)),
-                (Y_LABELS_W as i32 + label_w as i32 + 12, 6),
-            )
-            .map_err(draw_error)?;
+        draw_caption(&caption, &panel.label, &panel.note, Y_LABELS_W as i32)?;
 
         let time = self.time_axis();
         let count = self.count_axis(index, plot_h);

@@ -296,6 +296,64 @@ where
         .map_err(draw_error)
 }
 
+/// Draws a chart's title (22 pixels, black) and its subtitle lines (14 pixels, grey, split at
+/// `\n`, `line_h` apart) from column `x` of `band`; returns the top of the last subtitle line
+/// (where a legend beside it goes).
+pub(crate) fn draw_title_lines<DB: DrawingBackend>(
+    band: &DrawingArea<DB, Shift>,
+    title: &str,
+    subtitle: &str,
+    x: i32,
+    line_h: i32,
+) -> Result<i32, ChartError>
+where
+    DB::ErrorType: 'static,
+{
+    band.draw_text(title, &(FONT_FAMILY, 22).into_font().color(&BLACK), (x, 10))
+        .map_err(draw_error)?;
+    let mut line_y = 38;
+    for (i, line) in subtitle.split('\n').enumerate() {
+        line_y = 38 + i as i32 * line_h;
+        band.draw_text(
+            line,
+            &(FONT_FAMILY, 14).into_font().color(&RGBColor(90, 90, 90)),
+            (x, line_y),
+        )
+        .map_err(draw_error)?;
+    }
+    Ok(line_y)
+}
+
+/// Draws a panel's caption from column `x`: `label` (15 pixels, black), then `note` after it
+/// (13 pixels, grey).
+pub(crate) fn draw_caption<DB: DrawingBackend>(
+    caption: &DrawingArea<DB, Shift>,
+    label: &str,
+    note: &str,
+    x: i32,
+) -> Result<(), ChartError>
+where
+    DB::ErrorType: 'static,
+{
+    let label_style = (FONT_FAMILY, 15).into_font().color(&BLACK);
+    caption
+        .draw_text(label, &label_style, (x, 4))
+        .map_err(draw_error)?;
+    let (label_w, _) = caption
+        .estimate_text_size(label, &label_style)
+        .map_err(draw_error)?;
+    caption
+        .draw_text(
+            note,
+            &(FONT_FAMILY, 13)
+                .into_font()
+                .color(&RGBColor(100, 100, 100)),
+            (x + label_w as i32 + 12, 6),
+        )
+        .map_err(draw_error)?;
+    Ok(())
+}
+
 /// Maps a plotters drawing error into [`ChartError::Draw`].
 pub(crate) fn draw_error<E: std::error::Error + Send + Sync>(
     error: DrawingAreaErrorKind<E>,

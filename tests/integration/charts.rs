@@ -9,38 +9,13 @@ use assert_cmd::Command;
 use herd_sim::chart::Tone;
 use predicates::prelude::*;
 
+use super::picture::Picture;
+
 fn herd() -> Command {
     Command::cargo_bin("herd-sim").unwrap()
 }
 
-/// A decoded RGB picture.
-struct Picture {
-    width: usize,
-    height: usize,
-    rgb: Vec<u8>,
-}
-
 impl Picture {
-    fn read(path: &Path) -> Picture {
-        let decoder =
-            png::Decoder::new(std::io::BufReader::new(std::fs::File::open(path).unwrap()));
-        let mut reader = decoder.read_info().unwrap();
-        let mut rgb = vec![0; reader.output_buffer_size().unwrap()];
-        let info = reader.next_frame(&mut rgb).unwrap();
-        assert_eq!(info.color_type, png::ColorType::Rgb);
-        rgb.truncate(info.buffer_size());
-        Picture {
-            width: info.width as usize,
-            height: info.height as usize,
-            rgb,
-        }
-    }
-
-    fn at(&self, x: usize, y: usize) -> (u8, u8, u8) {
-        let i = (y * self.width + x) * 3;
-        (self.rgb[i], self.rgb[i + 1], self.rgb[i + 2])
-    }
-
     /// Rows holding at least one pixel of `color`, grouped into runs of consecutive rows.
     fn row_bands(&self, color: (u8, u8, u8)) -> Vec<(usize, usize)> {
         let mut bands: Vec<(usize, usize)> = Vec::new();

@@ -12,6 +12,7 @@ mod hardening;
 mod limiter;
 mod occ;
 mod overload;
+mod picture;
 mod properties;
 mod readme;
 mod series_chart;

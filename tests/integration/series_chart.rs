@@ -11,6 +11,8 @@ use assert_cmd::Command;
 use herd_sim::chart::{Measure, TriggerKind, BAND_ALPHA};
 use serde_json::Value;
 
+use super::picture::Picture;
+
 fn herd() -> Command {
     Command::cargo_bin("herd-sim").unwrap()
 }
@@ -44,34 +46,7 @@ const OUTAGE: [&str; 24] = [
     "3",
 ];
 
-/// A decoded RGB picture.
-struct Picture {
-    width: usize,
-    height: usize,
-    rgb: Vec<u8>,
-}
-
 impl Picture {
-    fn read(path: &Path) -> Picture {
-        let decoder =
-            png::Decoder::new(std::io::BufReader::new(std::fs::File::open(path).unwrap()));
-        let mut reader = decoder.read_info().unwrap();
-        let mut rgb = vec![0; reader.output_buffer_size().unwrap()];
-        let info = reader.next_frame(&mut rgb).unwrap();
-        assert_eq!(info.color_type, png::ColorType::Rgb);
-        rgb.truncate(info.buffer_size());
-        Picture {
-            width: info.width as usize,
-            height: info.height as usize,
-            rgb,
-        }
-    }
-
-    fn at(&self, x: usize, y: usize) -> (u8, u8, u8) {
-        let i = (y * self.width + x) * 3;
-        (self.rgb[i], self.rgb[i + 1], self.rgb[i + 2])
-    }
-
     /// The plot areas, as (base line row, first column, last column): horizontal runs of the
     /// axis grey at least 100 pixels long, from the y axis on; a run a few rows under one it overlaps (the bottom
     /// row's x axis, under its base line) is the same plot.

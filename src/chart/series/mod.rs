@@ -25,7 +25,8 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 use super::axis::{number, Axis, Ticked};
 use super::histogram::CountScale;
 use super::{
-    draw_error, draw_mesh, render, ChartError, ChartSize, Drawable, ImageFormat, FONT_FAMILY,
+    draw_caption, draw_error, draw_mesh, draw_title_lines, render, ChartError, ChartSize, Drawable,
+    ImageFormat, FONT_FAMILY,
 };
 use crate::config::{Scenario, ServerModel};
 use crate::experiment::Report;
@@ -308,21 +309,7 @@ impl<'a> SeriesChart<'a> {
     where
         DB::ErrorType: 'static,
     {
-        let x = Y_LABELS_W as i32;
-        band.draw_text(
-            &self.title,
-            &(FONT_FAMILY, 22).into_font().color(&BLACK),
-            (x, 10),
-        )
-        .map_err(draw_error)?;
-        for (i, line) in self.subtitle.split('\n').enumerate() {
-            band.draw_text(
-                line,
-                &(FONT_FAMILY, 14).into_font().color(&RGBColor(90, 90, 90)),
-                (x, 38 + 18 * i as i32),
-            )
-            .map_err(draw_error)?;
-        }
+        draw_title_lines(band, &self.title, &self.subtitle, Y_LABELS_W as i32, 18)?;
         Ok(())
     }
 
@@ -511,22 +498,7 @@ impl Drawable for SeriesChart<'_> {
                 rest.split_vertically(CAPTION_H + plot_h)
             };
             let (caption, body) = area.split_vertically(CAPTION_H);
-            let label_style = (FONT_FAMILY, 15).into_font().color(&BLACK);
-            caption
-                .draw_text(&series.name, &label_style, (Y_LABELS_W as i32, 4))
-                .map_err(draw_error)?;
-            let (label_w, _) = caption
-                .estimate_text_size(&series.name, &label_style)
-                .map_err(draw_error)?;
-            caption
-                .draw_text(
-                    &series.note,
-                    &(FONT_FAMILY, 13)
-                        .into_font()
-                        .color(&RGBColor(100, 100, 100)),
-                    (Y_LABELS_W as i32 + label_w as i32 + 12, 6),
-                )
-                .map_err(draw_error)?;
+            draw_caption(&caption, &series.name, &series.note, Y_LABELS_W as i32)?;
             for (kind, column) in PanelKind::ALL.iter().zip(body.split_evenly((1, 3))) {
                 self.draw_panel(*kind, index, &column, last)?;
             }

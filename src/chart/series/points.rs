@@ -198,18 +198,8 @@ pub(crate) fn points(
 
 #[cfg(test)]
 mod tests {
+    use super::super::tests::row;
     use super::*;
-
-    fn row(window: u64, calls_started: u64, p50_ns: Option<u64>) -> SeriesRow {
-        SeriesRow {
-            window,
-            calls_started,
-            succeeded: calls_started,
-            latency_p50_ns: p50_ns,
-            latency_p99_ns: p50_ns,
-            ..SeriesRow::default()
-        }
-    }
 
     const HALF_S: SimDuration = SimDuration::from_millis(500);
 

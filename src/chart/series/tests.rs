@@ -4,7 +4,8 @@
 use super::*;
 use crate::chart::histogram::CountScale;
 
-fn row(window: u64, calls_started: u64, p50_ns: Option<u64>) -> SeriesRow {
+/// A window with `calls_started` calls, as many successes, and both latencies `p50_ns`.
+pub(super) fn row(window: u64, calls_started: u64, p50_ns: Option<u64>) -> SeriesRow {
     SeriesRow {
         window,
         calls_started,
