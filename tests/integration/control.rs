@@ -149,36 +149,11 @@ fn the_series_counts_denied_retries_and_local_rejections_as_the_summary_does() {
     // the summary's retries_denied and calls_rejected_locally.
     let dir = tempfile::tempdir().unwrap();
     let csv_path = dir.path().join("series.csv");
+    let args = "--server flaky --failure-rate 0.6 --clients 10 --arrivals poisson --rate 200/s \
+                --duration 30s --network-delay exp:10ms --strategy naive,full-jitter --base 10ms \
+                --retries 3 --budget grpc --breaker calls --format json --series-out";
     let output = herd()
-        .args([
-            "--server",
-            "flaky",
-            "--failure-rate",
-            "0.6",
-            "--clients",
-            "10",
-            "--arrivals",
-            "poisson",
-            "--rate",
-            "200/s",
-            "--duration",
-            "30s",
-            "--network-delay",
-            "exp:10ms",
-            "--strategy",
-            "naive,full-jitter",
-            "--base",
-            "10ms",
-            "--retries",
-            "3",
-            "--budget",
-            "grpc",
-            "--breaker",
-            "calls",
-            "--format",
-            "json",
-            "--series-out",
-        ])
+        .args(args.split_whitespace())
         .arg(&csv_path)
         .output()
         .unwrap();
