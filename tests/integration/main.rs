@@ -11,6 +11,7 @@ mod fuzz;
 mod hardening;
 mod limiter;
 mod occ;
+mod outage_presets;
 mod overload;
 mod picture;
 mod properties;
@@ -18,3 +19,19 @@ mod readme;
 mod series_chart;
 mod shard;
 mod sweep;
+
+/// The `herd-sim` binary built for these tests.
+pub fn herd_sim() -> assert_cmd::Command {
+    assert_cmd::Command::cargo_bin("herd-sim").unwrap()
+}
+
+/// Runs `herd-sim` with `args`, which must succeed, and returns its standard output.
+pub fn herd_sim_ok(args: &[&str]) -> Vec<u8> {
+    let out = herd_sim().args(args).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out.stdout
+}
