@@ -501,6 +501,11 @@ impl ScenarioFile {
                 .map_err(|e: UnknownStrategy| invalid("published", &name, e.to_string()))?;
             published.push((strategy, row));
         }
+        // The preset's name, for a sweep's `preset` column (its keys are already laid in).
+        let preset = match whole.preset.as_deref() {
+            Some(name) => Some(Preset::named(name)?.name),
+            None => None,
+        };
         let scenario = Scenario {
             clients,
             strategies,
@@ -523,6 +528,7 @@ impl ScenarioFile {
             overload,
             controls,
             browser,
+            preset,
             threads: threads.unwrap_or_else(default_threads).max(1),
         };
         scenario.check_memory()?;
@@ -574,6 +580,8 @@ pub struct Scenario {
     pub controls: Controls,
     /// Browser tabs (none by default).
     pub browser: Browser,
+    /// The production client (`--preset`) whose keys lie under the others, if any.
+    pub preset: Option<&'static str>,
     /// The worker threads it runs on (the pool a binary starts for it): the memory estimate
     /// counts a run in flight on each. Never read from rayon, whose global pool asking would
     /// start.

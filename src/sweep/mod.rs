@@ -246,14 +246,22 @@ impl Plan {
         }
         if given[0].is_none() {
             // Strategy always forms an axis: the base's list (default: full-jitter).
-            let base_strategies = match &spec.base.strategy {
-                Some(list) => list.0.clone(),
-                None => ScenarioFile::default().validate()?.strategies,
+            // With a preset and no strategy named, each cell takes its preset's.
+            let preset = spec.base.preset.is_some()
+                || spec.grid.iter().any(|(name, _)| {
+                    parameter::parameter(name).is_some_and(|p| p.name == "preset")
+                });
+            let values = match &spec.base.strategy {
+                Some(list) => list.0.iter().copied().map(Value::Strategy).collect(),
+                None if preset => vec![Value::Name(parameter::FROM_PRESET)],
+                None => ScenarioFile::default()
+                    .validate()?
+                    .strategies
+                    .into_iter()
+                    .map(Value::Strategy)
+                    .collect(),
             };
-            given[0] = Some(Axis::of(
-                &PARAMETERS[0],
-                base_strategies.into_iter().map(Value::Strategy).collect(),
-            ));
+            given[0] = Some(Axis::of(&PARAMETERS[0], values));
         }
         let axes: Vec<Axis> = given.into_iter().flatten().collect();
         let cells = axes

@@ -171,6 +171,61 @@ fn a_control_sweep_is_the_same_on_one_and_two_threads() {
 }
 
 #[test]
+fn a_preset_sweep_takes_each_presets_keys_under_the_sweeps() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("presets.toml");
+    // The shipped config without its strategy and retries, 2 s of calls: the presets set them.
+    let text = std::fs::read_to_string(CONFIG)
+        .unwrap()
+        .replace("strategy = \"naive\"\n", "")
+        .replace("retries = 3\n", "")
+        .replace("duration = \"60s\"", "duration = \"2s\"");
+    std::fs::write(&config, text).unwrap();
+    let sweep = |extra: &[&str]| {
+        let mut args = vec![
+            "sweep",
+            "--config",
+            config.to_str().unwrap(),
+            "--clients",
+            "10",
+            "--failure-rate",
+            "0.3",
+            "--preset",
+            "aws-standard,grpc,envoy",
+        ];
+        args.extend(extra);
+        rows(&ok(&args))
+    };
+    // What each preset sets (README, "Presets"): strategy, retries, base and budget.
+    let expected = [
+        ("aws-standard", "full-jitter", "2", "1", "aws-standard"),
+        ("grpc", "full-jitter", "3", "0.1", "grpc"),
+        ("envoy", "full-jitter", "1", "0.025", "envoy"),
+    ];
+    let rows = sweep(&[]);
+    assert_eq!(rows.len(), 3);
+    for (row, (preset, strategy, retries, base, budget)) in rows.iter().zip(expected) {
+        assert_eq!(
+            [
+                &row["preset"],
+                &row["strategy"],
+                &row["retries"],
+                &row["base_s"],
+                &row["budget"]
+            ],
+            [preset, strategy, retries, base, budget]
+        );
+    }
+    // A key the sweep gives lies over the preset's, in every cell.
+    for row in sweep(&["--retries", "5", "--budget", "none"]) {
+        assert_eq!(
+            (row["retries"].as_str(), row["budget"].as_str()),
+            ("5", "none")
+        );
+    }
+}
+
+#[test]
 fn bad_control_values_are_one_line_naming_the_flag() {
     let cases: [(&[&str], &str); 4] = [
         (

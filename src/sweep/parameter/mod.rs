@@ -10,7 +10,7 @@
 
 mod table;
 
-pub use table::PARAMETERS;
+pub use table::{FROM_PRESET, PARAMETERS, PRESET_NAMES};
 
 use crate::config::{Scenario, ScenarioFile};
 use crate::policy::control::{Breaker, Budget, SpecError, Throttle};
@@ -627,6 +627,12 @@ mod tests {
         assert!(e.contains("twice"), "{e}");
         let e = error("failure-rate", "0.1.2");
         assert!(e.contains("not a number"), "{e}");
+    }
+
+    #[test]
+    fn preset_names_are_the_presets() {
+        let names: Vec<&str> = crate::config::PRESETS.iter().map(|p| p.name).collect();
+        assert_eq!(names, PRESET_NAMES);
     }
 
     #[test]

@@ -26,13 +26,17 @@ fn server_file(file: &mut ScenarioFile) -> &mut crate::config::ServerFile {
 /// Every parameter a sweep can vary, in grid order: the first varies slowest, the last
 /// fastest (the README lists them). Strategy comes first so that a sweep's rows group by
 /// strategy.
-pub static PARAMETERS: [Parameter; 29] = [
+pub static PARAMETERS: [Parameter; 30] = [
     Parameter {
         name: "strategy",
         column: "strategy",
         kind: Kind::Strategy,
         help: "Strategies, a comma list or `all`",
-        set: |f, v| f.strategy = Some(StrategyList(vec![strategy_of(v)])),
+        // `preset` (see `FROM_PRESET`) leaves the strategy to the cell's preset.
+        set: |f, v| match v {
+            Value::Name(FROM_PRESET) => {}
+            v => f.strategy = Some(StrategyList(vec![strategy_of(v)])),
+        },
         get: |s| s.strategies[0].name().to_string(),
     },
     Parameter {
@@ -347,6 +351,32 @@ pub static PARAMETERS: [Parameter; 29] = [
         set: |f, v| f.throttle = Some(v.text()),
         get: |s| short_throttle(&s.controls.throttle),
     },
+    Parameter {
+        name: "preset",
+        column: "preset",
+        kind: Kind::Choice(&PRESET_NAMES),
+        help: "Production clients (--preset), e.g. aws-standard,grpc,envoy; keys given by the sweep or the config override theirs",
+        set: |f, v| f.preset = Some(v.name().to_string()),
+        get: |s| s.preset.unwrap_or_default().to_string(),
+    },
+];
+
+/// The strategy axis's one value when neither the sweep nor its config names a strategy but
+/// a preset is given: each cell takes its preset's strategy.
+pub const FROM_PRESET: &str = "preset";
+
+/// The names `--preset` takes, in `herd-sim presets` order (a test checks them against
+/// [`crate::config::PRESETS`]).
+pub const PRESET_NAMES: [&str; 9] = [
+    "aws-standard",
+    "aws-adaptive",
+    "grpc",
+    "envoy",
+    "finagle",
+    "polly",
+    "resilience4j",
+    "axios-retry",
+    "tenacity",
 ];
 
 fn capacity_rule(scenario: &Scenario) -> Option<CapacityRule> {
