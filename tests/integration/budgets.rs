@@ -192,6 +192,8 @@ fn a_preset_sweep_takes_each_presets_keys_under_the_sweeps() {
             "0.3",
             "--preset",
             "aws-standard,grpc,envoy",
+            "--seeds",
+            "1",
         ];
         args.extend(extra);
         rows(&ok(&args))
