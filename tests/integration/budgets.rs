@@ -7,14 +7,10 @@
 
 use std::collections::BTreeMap;
 
-use assert_cmd::Command;
-
 const CONFIG: &str = "configs/retry-budgets.toml";
 const STUDY: &str = "docs/retry-budgets.csv";
 
-fn herd() -> Command {
-    Command::cargo_bin("herd-sim").unwrap()
-}
+use crate::herd_sim as herd;
 
 fn ok(args: &[&str]) -> String {
     let out = herd().args(args).output().unwrap();

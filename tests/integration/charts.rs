@@ -5,15 +5,12 @@
 
 use std::path::Path;
 
-use assert_cmd::Command;
 use herd_sim::chart::Tone;
 use predicates::prelude::*;
 
 use super::picture::Picture;
 
-fn herd() -> Command {
-    Command::cargo_bin("herd-sim").unwrap()
-}
+use crate::herd_sim as herd;
 
 impl Picture {
     /// Rows holding at least one pixel of `color`, grouped into runs of consecutive rows.

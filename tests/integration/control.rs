@@ -2,11 +2,7 @@
 //! `error:` line naming the flag, the value and what is accepted; exit 2; nothing written), and
 //! results that do not depend on the thread count.
 
-use assert_cmd::Command;
-
-fn herd() -> Command {
-    Command::cargo_bin("herd-sim").unwrap()
-}
+use crate::herd_sim as herd;
 
 #[test]
 fn bad_budgets_and_failure_rates_are_one_line_naming_the_flag() {

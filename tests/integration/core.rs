@@ -1,7 +1,6 @@
 //! Integration tests of the core: Experiment 1 worked out by hand, jitter checked against its
 //! analytic distribution, determinism, and the command line's answers to bad input.
 
-use assert_cmd::Command;
 use serde_json::Value;
 
 use herd_sim::config::ScenarioFile;
@@ -10,9 +9,7 @@ use herd_sim::experiment;
 use herd_sim::policy::Strategy;
 use herd_sim::time::SimDuration;
 
-fn herd_sim() -> Command {
-    Command::cargo_bin("herd-sim").expect("the binary is built")
-}
+use crate::herd_sim;
 
 fn scenario(
     clients: u64,

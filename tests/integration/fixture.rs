@@ -4,13 +4,10 @@
 
 use std::path::PathBuf;
 
-use assert_cmd::Command;
 use predicates::prelude::*;
 use serde_json::Value;
 
-fn herd_sim() -> Command {
-    Command::cargo_bin("herd-sim").unwrap()
-}
+use crate::herd_sim;
 
 fn scenarios_json() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("configs/scenarios.json")

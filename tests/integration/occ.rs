@@ -1,24 +1,13 @@
 //! Integration tests of the `occ` server (Brooker 2015's contention model) through the real
 //! binary: the shipped config, determinism over thread counts, and bad input.
 
-use assert_cmd::Command;
 use serde_json::Value;
 
 const CONFIG: &str = "configs/occ-contention.toml";
 
-fn herd() -> Command {
-    Command::cargo_bin("herd-sim").unwrap()
-}
+use crate::herd_sim as herd;
 
-fn ok(args: &[&str]) -> Vec<u8> {
-    let out = herd().args(args).output().unwrap();
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out.stdout
-}
+use crate::herd_sim_ok as ok;
 
 /// Runs with `args`, expects an `error:` naming `flag` on the first line, exit 2, nothing on
 /// stdout; returns stderr.

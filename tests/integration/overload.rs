@@ -5,22 +5,11 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use assert_cmd::Command;
 use serde_json::Value;
 
-fn herd() -> Command {
-    Command::cargo_bin("herd-sim").unwrap()
-}
+use crate::herd_sim as herd;
 
-fn ok(args: &[&str]) -> Vec<u8> {
-    let out = herd().args(args).output().unwrap();
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out.stdout
-}
+use crate::herd_sim_ok as ok;
 
 /// A busy scenario: Poisson load with a spike past capacity, 4 workers, a bounded queue that
 /// sheds, a timeout, network delay, an outage; three strategies with 2 retries.

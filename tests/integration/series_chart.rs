@@ -7,15 +7,12 @@
 
 use std::path::Path;
 
-use assert_cmd::Command;
 use herd_sim::chart::{Measure, TriggerKind, BAND_ALPHA};
 use serde_json::Value;
 
 use super::picture::Picture;
 
-fn herd() -> Command {
-    Command::cargo_bin("herd-sim").unwrap()
-}
+use crate::herd_sim as herd;
 
 /// Poisson 50/s over 10 s from 5 processes, 4 workers of 10 ms (200/s: never a queue to speak
 /// of), a 1 s timeout, an outage over [4 s, 6 s); naive and full jitter, 1 retry.

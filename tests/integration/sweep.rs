@@ -5,11 +5,7 @@ use std::path::Path;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use assert_cmd::Command;
-
-fn herd() -> Command {
-    Command::cargo_bin("herd-sim").unwrap()
-}
+use crate::herd_sim as herd;
 
 /// Runs `herd-sim sweep ARGS`, asserting success and a quiet stderr (not a terminal: no bar).
 fn sweep(args: &[&str]) -> Vec<u8> {
