@@ -9,7 +9,8 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use super::{choose, invalid, ConfigError, ScenarioFile, ServerModel};
 use crate::engine::browser::{HiddenTimers, RetryAfterFormat, WhenHidden};
-use crate::engine::{Browser, Overload};
+use crate::engine::Browser;
+use crate::policy::control::Controls;
 
 /// `--headers-visible`: `true`, `false`, or the fraction of clients that can read the
 /// headers (`0.7`).
@@ -95,11 +96,11 @@ impl ScenarioFile {
         ]
     }
 
-    /// The validated browser options, given the validated server and overload.
+    /// The validated browser options, given the validated server and retry controls.
     pub(crate) fn browser(
         &self,
         server: &ServerModel,
-        overload: &Overload,
+        controls: &Controls,
     ) -> Result<Browser, ConfigError> {
         let headers_visible = match self.server.as_ref().and_then(|s| s.headers_visible) {
             Some(HeadersVisible(f)) => {
@@ -108,7 +109,10 @@ impl ScenarioFile {
                     f,
                     "true, false, or the fraction of clients that can read the headers",
                 )?;
-                (f > 0.0 && f < 1.0).then_some(f)
+                // A limiter hides its headers itself when none can read them; the capacity
+                // server's sheds are hidden tab by tab (every tab unable to read them).
+                let hidden_sheds = f == 0.0 && matches!(server, ServerModel::Capacity(_));
+                (f > 0.0 && f < 1.0 || hidden_sheds).then_some(f)
             }
             None => None,
         };
@@ -151,10 +155,13 @@ impl ScenarioFile {
             skew: self.clock_skew.unwrap_or_default(),
         };
         if browser.is_active() {
+            // `occ`'s clients make one write each; a retry control would count a paused
+            // call's redrawn retry twice.
             let elsewhere = match server {
                 ServerModel::Occ => Some("--server occ"),
-                ServerModel::Capacity(_) => Some("--server capacity"),
-                _ if overload.is_active() => Some("the overload options (call loop)"),
+                _ if !controls.is_none() => {
+                    Some("retry controls (--budget, --breaker, --throttle)")
+                }
                 _ => None,
             };
             if let Some(elsewhere) = elsewhere {
@@ -167,8 +174,7 @@ impl ScenarioFile {
                 return Err(invalid(
                     field,
                     value,
-                    "accepted: browser tabs with the herd servers (down and the rate \
-                     limiters) and no overload options",
+                    "accepted: browser tabs with any server but occ, without retry controls",
                 ));
             }
         }

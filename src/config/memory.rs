@@ -33,6 +33,13 @@ impl MemoryEstimate {
     }
 }
 
+/// Bytes of a tab and a reading ([`crate::engine::browser`]): what browser tabs add to a
+/// client's event on the herd paths, and at most to a process plus a call on the call loop.
+fn tab_bytes() -> u128 {
+    use crate::engine::browser::{Reading, Tab};
+    (std::mem::size_of::<Tab>() + std::mem::size_of::<Reading>()) as u128
+}
+
 fn saturate(bytes: u128) -> u64 {
     bytes.min(u128::from(u64::MAX)) as u64
 }
@@ -256,8 +263,9 @@ impl Scenario {
             } else {
                 0
             } + if self.browser.is_active() {
-                // A run with tabs carries each client's tab in its event.
-                std::mem::size_of::<crate::engine::browser::Tab>() as u128
+                // A run with tabs carries each client's tab, its reading and a flag in its
+                // event.
+                tab_bytes() + 8
             } else {
                 0
             };
@@ -301,7 +309,8 @@ impl Scenario {
     }
 
     /// The latest time anything can happen on the call loop: the last call start, then for
-    /// each of its attempts a wait (the cap), two network trips and either the timeout or
+    /// each of its attempts a wait (the cap, and what browser tabs add to it), two network
+    /// trips and either the timeout or
     /// the server's whole backlog, then the backlog again (abandoned work is still done).
     /// The backlog: every attempt's longest service time (slowdown for every attempt in
     /// service, divided by the lowest capacity factor), shared by the workers.
@@ -340,7 +349,7 @@ impl Scenario {
             .triggers
             .last_end()
             .map_or(0, |t| u128::from(t.as_nanos()));
-        let per_try = u128::from(self.backoff.cap.as_nanos()) + trip + answer;
+        let per_try = u128::from(self.backoff.cap.as_nanos()) + trip + answer + self.tab_delay();
         let bound = start.max(outage) + tries * per_try + backlog;
         SimDuration(bound.min(u128::from(u64::MAX)) as u64)
     }
@@ -379,8 +388,16 @@ impl Scenario {
         } else {
             std::mem::size_of::<crate::policy::control::ProcessControl>() as u128
         };
+        // Browser tabs: a tab a process, and a reading a call slot (three times over, as the
+        // slots).
+        let tabs = if self.browser.is_active() {
+            u128::from(self.clients) * tab_bytes() + self.call_bound() * 3 * tab_bytes()
+        } else {
+            0
+        };
         u128::from(self.clients) * (8 + control)
             + calls
+            + tabs
             + self.series_rows() * SERIES_ROW
             + 2 * 65_536
     }

@@ -434,7 +434,6 @@ impl ScenarioFile {
         let clients = clients as u32;
         let server = self.server.unwrap_or_default().validate(clients)?;
         let overload = whole.overload(&server)?;
-        let browser = whole.browser(&server, &overload)?;
         // `all` against a server that sends headers adds the header-reading strategies
         // (against one that sends none they would only repeat exponential and full jitter).
         let strategies = if strategies == Strategy::ALL && server.build().sends_headers() {
@@ -486,6 +485,7 @@ impl ScenarioFile {
             (items, None) => Work::Items(items.unwrap_or(1)),
         };
         let controls = controls(&whole, &server)?;
+        let browser = whole.browser(&server, &controls)?;
         let replicates = self.replicates.unwrap_or(1);
         if replicates == 0 {
             return Err(invalid(

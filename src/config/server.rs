@@ -231,6 +231,8 @@ impl ServerFile {
             "--shed-retry-after",
             "--queue-order",
             "--server-cancels",
+            // Whether (or by what fraction of the tabs) its shed's Retry-After can be read.
+            "--headers-visible",
         ];
         let applies: Vec<&str> = match model {
             "down" => vec!["--recover-at"],

@@ -461,8 +461,8 @@ fn simulate_herd(spec: &RunSpec, path: Path) -> Tally {
     match (independent, spec.browser.is_active()) {
         (true, false) => simulate_independent(spec),
         (false, false) => simulate_event_queue(spec),
-        (true, true) => browser::simulate_independent(spec),
-        (false, true) => browser::simulate_event_queue(spec),
+        (true, true) => browser::herd::simulate_independent(spec),
+        (false, true) => browser::herd::simulate_event_queue(spec),
     }
 }
 
@@ -531,13 +531,19 @@ fn event_queue_loop<W: PreviousWait, X: Exchange>(spec: &RunSpec) -> Tally {
 /// The fast path for servers whose clients cannot interact: each client's whole life in turn,
 /// blocks of clients in parallel. Same draws, same answers, same tally as the event queue.
 pub fn simulate_independent(spec: &RunSpec) -> Tally {
+    over_blocks(spec, |first, last| simulate_block(spec, first, last))
+}
+
+/// The independent paths' split: `block(first, last)` simulates clients `first..last`, blocks
+/// of [`CLIENTS_PER_BLOCK`] in parallel, and their tallies are merged (in an order that does
+/// not change the sum, so the thread count does not matter).
+fn over_blocks(spec: &RunSpec, block: impl Fn(u32, u32) -> Tally + Sync) -> Tally {
     let blocks = spec.clients.div_ceil(CLIENTS_PER_BLOCK);
     (0..blocks)
         .into_par_iter()
-        .map(|block| {
-            let first = block * CLIENTS_PER_BLOCK;
-            let last = (first + CLIENTS_PER_BLOCK).min(spec.clients);
-            simulate_block(spec, first, last)
+        .map(|b| {
+            let first = b * CLIENTS_PER_BLOCK;
+            block(first, (first + CLIENTS_PER_BLOCK).min(spec.clients))
         })
         .reduce(
             || Tally::new(spec.bin),

@@ -115,6 +115,7 @@ pub(super) fn calls_table(report: &Report) -> String {
     if controlled {
         header.extend(["retries denied".to_string(), "rejected locally".to_string()]);
     }
+    header.extend(super::tab_header(report).iter().map(|h| h.to_string()));
     let mut rows: Vec<Vec<String>> = vec![header];
     for r in &report.results {
         let Some(c) = r.calls.as_ref() else { continue };
@@ -137,6 +138,7 @@ pub(super) fn calls_table(report: &Report) -> String {
                 c.calls_rejected_locally.to_string(),
             ]);
         }
+        row.extend(super::tab_cells(report, &r.summary));
         rows.push(row);
     }
     out.push_str(&super::aligned(&rows, 1));

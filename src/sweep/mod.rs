@@ -216,6 +216,8 @@ pub struct Plan {
     attempts: bool,
     /// Some cell runs the call loop: every row then has its metrics ([`CALL_METRICS`]).
     calls: bool,
+    /// Some cell models browser tabs: every row then has their counts ([`TAB_METRICS`]).
+    tabs: bool,
     /// The rows of the grid this process runs, as row `span.start + i` of the grid for its
     /// row `i`: the whole grid, or one shard's block (see [`shard`]).
     span: std::ops::Range<u64>,
@@ -299,12 +301,13 @@ impl Plan {
             attempts: false,
             calls: false,
             threads: spec.threads,
+            tabs: false,
             span: 0..match spec.layout {
                 Layout::Tidy => cells * spec.seeds,
                 Layout::Aggregate => cells,
             },
         };
-        let (mut attempts, mut calls) = (false, false);
+        let (mut attempts, mut calls, mut tabs) = (false, false, false);
         // Every row runs one strategy once: a cell costs its requests per run, once a seed.
         let mut requests: u128 = 0;
         for cell in 0..cells {
@@ -312,6 +315,7 @@ impl Plan {
             let call_loop = scenario.run_spec(scenario.strategies[0]).uses_call_loop();
             attempts |= scenario.server.is_occ() || call_loop;
             calls |= call_loop;
+            tabs |= scenario.browser.is_active();
             requests += scenario.requests_per_run() * u128::from(plan.seeds);
         }
         check_requests(requests, spec.max_requests)?;
@@ -319,10 +323,14 @@ impl Plan {
         if calls {
             metrics.extend(CALL_METRICS.iter().map(|m| m.to_string()));
         }
+        if tabs {
+            metrics.extend(TAB_METRICS.iter().map(|m| m.to_string()));
+        }
         Ok(Plan {
             metrics,
             attempts,
             calls,
+            tabs,
             ..plan
         })
     }
@@ -487,9 +495,19 @@ impl Plan {
         let result = run_one(scenario, strategy);
         let mut summary = result.summary;
         summary.attempts = self.attempts.then_some(summary.requests);
+        // The tab counts go in their own columns, after the call loop's, in every row.
+        let tabs = [
+            summary.hidden_clients.take(),
+            summary.retries_while_hidden.take(),
+            summary.paused.take(),
+            summary.early_retries.take(),
+        ];
         let mut values = metric_values(&summary);
         if self.calls {
             values.extend(call_metric_values(result.calls.as_ref()));
+        }
+        if self.tabs {
+            values.extend(tabs.map(|n| n.map_or(String::new(), |n| n.to_string())));
         }
         values
     }
@@ -513,6 +531,15 @@ pub const CALL_METRICS: [&str; 12] = [
     "abandoned_work_s",
     "recovered_at_s",
     "stuck",
+];
+
+/// The metric columns a run with browser tabs adds (after the call loop's), in order: the
+/// summary's tab counts, empty for a cell without tabs.
+pub const TAB_METRICS: [&str; 4] = [
+    "hidden_clients",
+    "retries_while_hidden",
+    "paused",
+    "early_retries",
 ];
 
 /// The fields of [`CALL_METRICS`] for one run (all empty for a run off the call loop).

@@ -2,6 +2,7 @@
 //! real `herd-sim` binary with assert_cmd where the command line is what is tested.
 
 mod budgets;
+mod browser;
 mod charts;
 mod control;
 mod core;

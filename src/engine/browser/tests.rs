@@ -1,7 +1,9 @@
 //! The tab model worked out by hand and in closed form, and the two paths' agreement.
 
+use super::herd::{TabClient, Tabs};
 use super::*;
-use crate::engine::{simulate, Path};
+use crate::engine::{simulate, Path, Run, CLIENTS_PER_BLOCK};
+use crate::metrics::{Tally, Windows};
 use crate::policy::{Backoff, Policy, Strategy};
 use crate::server::Down;
 
@@ -16,12 +18,8 @@ fn hidden_tab(phase: u64) -> Tab {
         skew: 0,
         next_flip: NEVER,
         hidden_since: 0,
-        announced: NEVER,
-        retry_at: NEVER,
-        reset_at: NEVER,
         hidden: true,
         reads_headers: true,
-        resume: false,
     }
 }
 
@@ -134,7 +132,7 @@ fn run_one(s: &RunSpec, tab: Tab) -> Tally {
     let mut server = s.server.clone();
     let run: Run<Windows> = Run::new(s, 0, 1, &mut tally);
     let mut tabs = Tabs::new(s, run);
-    let mut c: TabClient<super::super::NoWait> = tabs.start(s, 0, ClientRng::new(3));
+    let mut c: TabClient<crate::engine::NoWait> = tabs.start(s, 0, ClientRng::new(3));
     c.tab = tab;
     let mut time = SimTime::ZERO;
     let mut events = 0;
@@ -143,7 +141,7 @@ fn run_one(s: &RunSpec, tab: Tab) -> Tally {
         events += 1;
         assert!(events < 100, "runaway");
     }
-    let counts = tabs.counts;
+    let counts = tabs.rules.counts;
     tally.browser = Some(counts);
     tally
 }
@@ -227,9 +225,7 @@ fn an_http_date_read_by_a_clock_two_seconds_ahead_wakes_two_seconds_early() {
             ..Browser::default()
         },
     );
-    let mut tally = Tally::new(s.bin);
-    let run: Run<Windows> = Run::new(&s, 0, 1, &mut tally);
-    let tabs = Tabs::new(&s, run);
+    let rules = TabRules::new(&s);
     let hints = Hints {
         retry_after: Some(SimDuration::from_secs(57)),
         reset_in: Some(SimDuration(56 * S + 700 * MS)),
@@ -238,28 +234,30 @@ fn an_http_date_read_by_a_clock_two_seconds_ahead_wakes_two_seconds_early() {
     for (skew, wakes) in [(2 * S as i64, 58), (-2 * S as i64, 62), (0, 60)] {
         let mut tab = hidden_tab(0);
         tab.skew = skew;
-        tabs.note(now, now, &mut tab, hints);
-        let read = tabs.read_at(&tab, now);
+        let mut reading = Reading::default();
+        rules.note(now, now, &tab, &mut reading, hints);
+        let read = reading.at(now);
         assert_eq!(
             now + read.retry_after.unwrap(),
             SimTime(wakes * S),
             "{skew}"
         );
         assert_eq!(now + read.reset_in.unwrap(), SimTime(wakes * S), "{skew}");
-        assert_eq!(tab.announced, 60 * S);
+        assert_eq!(reading.announced, 60 * S);
     }
-    let seconds = Tabs {
+    let seconds = TabRules {
         browser: Browser::default(),
-        ..tabs
+        ..rules
     };
     let mut tab = hidden_tab(0);
     tab.skew = 2 * S as i64;
-    seconds.note(now, now, &mut tab, hints);
+    let mut reading = Reading::default();
+    seconds.note(now, now, &tab, &mut reading, hints);
     assert_eq!(
-        seconds.read_at(&tab, now).retry_after,
+        reading.at(now).retry_after,
         Some(SimDuration::from_secs(57))
     );
-    assert_eq!(tab.announced, 60_300 * MS);
+    assert_eq!(reading.announced, 60_300 * MS);
 }
 
 #[test]
@@ -363,10 +361,10 @@ fn both_paths_agree_with_tabs() {
                         ..Browser::default()
                     },
                 );
-                let queue = super::simulate_event_queue(&s);
+                let queue = super::herd::simulate_event_queue(&s);
                 assert_eq!(
                     queue,
-                    super::simulate_independent(&s),
+                    super::herd::simulate_independent(&s),
                     "{strategy} {when_hidden:?} {timers:?}"
                 );
                 let b = queue.browser.unwrap();

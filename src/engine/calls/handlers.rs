@@ -10,6 +10,7 @@ use crate::time::{SimDuration, SimTime};
 use crate::workload::Arrivals;
 
 use super::{header, unheader, Answer, Call, Ev, Loop, Phase};
+use crate::engine::browser::Reading;
 use crate::engine::Event;
 
 impl Loop<'_> {
@@ -52,6 +53,12 @@ impl Loop<'_> {
                 (self.calls.len() - 1) as u32
             }
         };
+        if let Some(t) = &mut self.tabs {
+            match t.readings.get_mut(slot as usize) {
+                Some(r) => *r = Reading::default(),
+                None => t.readings.push(Reading::default()),
+            }
+        }
         let admitted = match self.controls.get_mut(process as usize) {
             Some(c) => c.call_started(
                 &self.spec.controls,
@@ -148,10 +155,14 @@ impl Loop<'_> {
     ) {
         self.tally.refused += 1;
         self.tally.refused_windows.record_window(window);
-        // A reset is announced as an instant; the client reads it one trip later.
-        let reset_in = hints
-            .reset_in
-            .map(|r| SimDuration(r.as_nanos().saturating_sub(job.back)));
+        // A reset is announced as an instant; the client reads it one trip later (a tab
+        // reads it against its own clock from the refusal's time).
+        let reset_in = match self.tabs {
+            Some(_) => hints.reset_in,
+            None => hints
+                .reset_in
+                .map(|r| SimDuration(r.as_nanos().saturating_sub(job.back))),
+        };
         self.push(
             now + SimDuration(job.back),
             Ev::Deliver {
@@ -161,6 +172,7 @@ impl Loop<'_> {
                     retry_after: header(hints.retry_after),
                     reset_in: header(reset_in),
                     throttling,
+                    at: now.as_nanos(),
                 },
             },
         );
@@ -169,6 +181,12 @@ impl Loop<'_> {
     pub(super) fn arrive(&mut self, now: SimTime, job: Job) {
         let window = self.windows.window_of(now);
         self.tally.requests += 1;
+        if let Some(t) = &mut self.tabs {
+            if job.attempt == self.calls[job.call as usize].attempt {
+                t.rules
+                    .arrives(now, job.retry, &t.readings[job.call as usize]);
+            }
+        }
         if job.retry {
             self.tally.retries.record_window(window);
             self.tally.first_retry = Some(self.tally.first_retry.map_or(now, |f| f.min(now)));
@@ -289,6 +307,7 @@ impl Loop<'_> {
                 retry_after,
                 reset_in,
                 throttling,
+                at,
             } => {
                 self.totals.refused += 1;
                 self.series.counts().refused += 1;
@@ -301,6 +320,11 @@ impl Loop<'_> {
                 } else {
                     Outcome::Error
                 };
+                if let Some(t) = &mut self.tabs {
+                    let tab = &t.tabs[call.process as usize];
+                    let reading = &mut t.readings[slot as usize];
+                    t.rules.note(SimTime(at), now, tab, reading, hints);
+                }
                 self.control_attempt(now, slot, outcome);
                 self.retry_or_fail(now, slot, &hints, outcome);
             }
@@ -334,7 +358,7 @@ impl Loop<'_> {
     }
 
     /// The call in `slot` ends without success.
-    fn end_failed(&mut self, now: SimTime, slot: u32, end: CallEnd) {
+    pub(super) fn end_failed(&mut self, now: SimTime, slot: u32, end: CallEnd) {
         let process = self.calls[slot as usize].process;
         self.totals.calls_failed += 1;
         self.tally.gave_up += 1;
@@ -357,6 +381,10 @@ impl Loop<'_> {
                 }
             }
         }
+        if let Some(t) = &mut self.tabs {
+            // Nothing read: the strategy backs off as without headers.
+            t.readings[slot as usize].forget_headers();
+        }
         self.totals.timed_out += 1;
         self.series.counts().timed_out += 1;
         self.control_attempt(now, slot, Outcome::Timeout);
@@ -374,6 +402,22 @@ impl Loop<'_> {
     ) {
         let policy = self.spec.policy;
         let call = &mut self.calls[slot as usize];
+        let read;
+        let hints = match &mut self.tabs {
+            None => hints,
+            Some(t) => {
+                if call.retries_made >= policy.max_retries {
+                    self.end_failed(now, slot, CallEnd::Failed);
+                    return;
+                }
+                if t.rules.pauses(&mut t.tabs[call.process as usize], now) {
+                    self.pause(slot);
+                    return;
+                }
+                read = t.readings[slot as usize].at(now);
+                &read
+            }
+        };
         let rng = &mut self.rngs[call.process as usize];
         if let Decision::Retry { retry, delay } =
             policy.decide(call.retries_made, call.previous, hints, rng)

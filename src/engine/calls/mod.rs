@@ -35,6 +35,18 @@
 //! server at once and the answer is read `L` later (the whole round trip on the way back).
 //! `--network-delay D` draws each direction from `D` independently; the two are exclusive.
 //!
+//! **Browser tabs** ([`crate::engine::browser`]): each client process is a tab, its [`Tab`]
+//! kept beside its stream, and each call keeps what it read of its last refusal
+//! ([`Reading`]). The rules are [`TabRules`], the herd paths' own: a refusal or timeout read
+//! while hidden pauses the call (with `--when-hidden pause`) until `visibilitychange`; a retry
+//! timer is checked when it is due (its `Send` event), and a hidden tab's runs at its
+//! throttled wake-up (`Wake`) or, pausing, waits to be visible (`Visible`). A call's first
+//! attempt is not a timer and goes at once. Checking at the event's own time keeps each tab's
+//! times in order however many of its calls are in flight. A call paused for good (its tab
+//! never visible again) ends neither succeeded nor failed: counted `paused`. An early retry
+//! is a call's current attempt reaching the server before the instant announced by the last
+//! refusal its call read.
+//!
 //! **Exact and approximate.** Counts, times and recovery are exact (integer nanoseconds);
 //! latency quantiles come from a sketch within 0.4 % ([`crate::series::Sketch`]); the mean
 //! latency is exact. Runs go on until nothing is pending, so `pending` is always 0 and
@@ -44,10 +56,14 @@
 mod handlers;
 mod overload;
 #[cfg(test)]
+mod tab_tests;
+mod tabs;
+#[cfg(test)]
 mod tests;
 
 pub use overload::Overload;
 
+use crate::engine::browser::{Reading, Tab, TabRules};
 use crate::metrics::{Tally, WindowCursor};
 use crate::policy::control::ProcessControl;
 use crate::rng::{ClientRng, ClientSeeds};
@@ -90,12 +106,15 @@ struct Call {
 enum Answer {
     /// Served, after this much server time (ns).
     Served { service: u64 },
-    /// Refused; the headers in nanoseconds, `u64::MAX` for absent; `throttling` for a
-    /// capacity server's shed or a limiter's 429 (see [`Outcome::Throttled`](crate::policy::control::Outcome)).
+    /// Refused at `at` (the server's time, ns); the headers in nanoseconds, `u64::MAX` for
+    /// absent (the reset counted from the reading, or with tabs from `at`); `throttling` for
+    /// a capacity server's shed or a limiter's 429 (see
+    /// [`Outcome::Throttled`](crate::policy::control::Outcome)).
     Refused {
         retry_after: u64,
         reset_in: u64,
         throttling: bool,
+        at: u64,
     },
 }
 
@@ -120,6 +139,14 @@ enum Ev {
     Timeout {
         call: u32,
         attempt: u32,
+    },
+    /// A retry timer throttled in a hidden tab runs (browser tabs).
+    Wake {
+        call: u32,
+    },
+    /// A paused call's tab becomes visible (browser tabs).
+    Visible {
+        call: u32,
     },
 }
 
@@ -149,6 +176,16 @@ struct Loop<'a> {
     service: Option<Dist>,
     /// Each process's retry control; empty when the run has none.
     controls: Vec<ProcessControl>,
+    /// Browser tabs, when the run models them.
+    tabs: Option<CallTabs>,
+}
+
+/// The call loop's browser tabs: the shared rules, one tab a process, one reading a call
+/// slot.
+struct CallTabs {
+    rules: TabRules,
+    tabs: Vec<Tab>,
+    readings: Vec<Reading>,
 }
 
 /// Simulates `spec` on the call loop: the tally every path fills, and the overload totals
@@ -182,6 +219,16 @@ pub fn simulate_calls(spec: &RunSpec) -> (Tally, OverloadTally) {
         } else {
             vec![spec.controls.start(); spec.clients as usize]
         },
+        tabs: spec.browser.is_active().then(|| {
+            let mut rules = TabRules::new(spec);
+            CallTabs {
+                tabs: (0..spec.clients)
+                    .map(|p| rules.open(spec.seed, p))
+                    .collect(),
+                rules,
+                readings: Vec::new(),
+            }
+        }),
     };
     for process in 0..spec.clients {
         let first = match &overload.arrivals {
@@ -203,7 +250,9 @@ pub fn simulate_calls(spec: &RunSpec) -> (Tally, OverloadTally) {
         }
         match item {
             Ev::Start { process } => run.start_call(now, process),
-            Ev::Send { call } => run.send(now, call),
+            Ev::Send { call } => run.timer_due(now, call),
+            Ev::Wake { call } => run.send(now, call),
+            Ev::Visible { call } => run.visible(now, call),
             Ev::Arrive(job) => run.arrive(now, job),
             Ev::Complete { job, service } => run.complete(now, job, service),
             Ev::Deliver {
@@ -240,5 +289,6 @@ pub fn simulate_calls(spec: &RunSpec) -> (Tally, OverloadTally) {
     );
     let mut tally = run.tally;
     tally.window_starts = run.server.window_starts();
+    tally.browser = run.tabs.map(|t| t.rules.counts);
     (tally, totals)
 }

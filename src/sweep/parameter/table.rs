@@ -3,9 +3,10 @@
 //! value is written in the CSV. No I/O.
 
 use crate::config::{
-    Bound, DistText, IntervalText, Intervals, LatencyText, LimiterRule, RateText, Scenario,
-    ScenarioFile, ServerModel, StrategyList,
+    Bound, DistText, HeadersVisible, IntervalText, Intervals, LatencyText, LimiterRule, RateText,
+    Scenario, ScenarioFile, ServerModel, StrategyList,
 };
+use crate::engine::browser::ClockSkew;
 use crate::engine::{Latency, Work};
 use crate::policy::Strategy;
 use crate::server::CapacityRule;
@@ -26,7 +27,7 @@ fn server_file(file: &mut ScenarioFile) -> &mut crate::config::ServerFile {
 /// Every parameter a sweep can vary, in grid order: the first varies slowest, the last
 /// fastest (the README lists them). Strategy comes first so that a sweep's rows group by
 /// strategy.
-pub static PARAMETERS: [Parameter; 30] = [
+pub static PARAMETERS: [Parameter; 36] = [
     Parameter {
         name: "strategy",
         column: "strategy",
@@ -359,6 +360,79 @@ pub static PARAMETERS: [Parameter; 30] = [
         set: |f, v| f.preset = Some(v.name().to_string()),
         get: |s| s.preset.unwrap_or_default().to_string(),
     },
+    Parameter {
+        name: "hidden",
+        column: "hidden",
+        kind: Kind::Decimal,
+        help: "Browser tabs: the fraction hidden at t = 0, e.g. 0,0.4 or 0..1 step 0.2",
+        set: |f, v| f.hidden = Some(v.decimal()),
+        get: |s| s.browser.hidden.to_string(),
+    },
+    Parameter {
+        name: "visibility-switch",
+        column: "visibility_switch_s",
+        kind: Kind::Duration,
+        help: "Browser tabs: the mean dwell between visibility flips, e.g. 1m,3m,10m",
+        set: |f, v| f.visibility_switch = Some(v.duration()),
+        get: |s| s.browser.switch_mean.map_or(String::new(), seconds),
+    },
+    Parameter {
+        name: "hidden-timers",
+        column: "hidden_timers",
+        kind: Kind::Choice(&["chrome", "chrome-unchained", "none"]),
+        help: "Browser tabs: a hidden tab's timers, e.g. chrome,none",
+        set: |f, v| f.hidden_timers = Some(v.name().to_string()),
+        get: |s| match tabs_hide(s) {
+            true => s.browser.timers.name().to_string(),
+            false => String::new(),
+        },
+    },
+    Parameter {
+        name: "when-hidden",
+        column: "when_hidden",
+        kind: Kind::Choice(&["retry", "pause"]),
+        help: "Browser tabs: what a hidden tab does about a retry, e.g. retry,pause",
+        set: |f, v| f.when_hidden = Some(v.name().to_string()),
+        get: |s| match tabs_hide(s) {
+            true => s.browser.when_hidden.name().to_string(),
+            false => String::new(),
+        },
+    },
+    Parameter {
+        name: "headers-visible",
+        column: "headers_visible",
+        kind: Kind::Decimal,
+        help: "Limiters and capacity: the fraction of tabs that can read the headers, e.g. 0,0.5,1",
+        set: |f, v| server_file(f).headers_visible = Some(HeadersVisible(v.decimal())),
+        // Empty when every tab can read them (or the server sends none), as in the default
+        // scenario, so that seed labels name only a fraction below 1.
+        get: |s| match (s.browser.headers_visible, s.server) {
+            (Some(fraction), _) => fraction.to_string(),
+            (None, ServerModel::Limited(m)) if !m.headers_visible => "0".to_string(),
+            (None, _) => String::new(),
+        },
+    },
+    Parameter {
+        name: "clock-skew",
+        column: "clock_skew_sd_s",
+        kind: Kind::Duration,
+        help: "Browser tabs: the standard deviation of clock skews centred on 0, e.g. 0s,1s,2s",
+        set: |f, v| {
+            f.clock_skew = Some(match v.duration() {
+                d if d.is_zero() => ClockSkew::Fixed(0),
+                d => ClockSkew::Normal {
+                    mean: 0,
+                    sd: d.as_nanos(),
+                },
+            });
+        },
+        get: |s| match s.browser.skew {
+            ClockSkew::Fixed(0) => "0".to_string(),
+            ClockSkew::Normal { mean: 0, sd } => seconds(SimDuration(sd)),
+            // Only a base scenario can set another skew; written as configs write it.
+            other => other.to_string(),
+        },
+    },
 ];
 
 /// The strategy axis's one value when neither the sweep nor its config names a strategy but
@@ -378,6 +452,62 @@ pub const PRESET_NAMES: [&str; 9] = [
     "axios-retry",
     "tenacity",
 ];
+
+fn capacity_rule(scenario: &Scenario) -> Option<CapacityRule> {
+    match scenario.server {
+        ServerModel::Capacity(r) => Some(r),
+        ServerModel::Down { .. }
+        | ServerModel::Occ
+        | ServerModel::Limited(_)
+        | ServerModel::Flaky(_) => None,
+    }
+}
+
+/// The rule of a token bucket; `None` for other servers.
+fn token_rule(scenario: &Scenario) -> Option<crate::server::TokenBucketRule> {
+    match scenario.server {
+        ServerModel::Limited(m) => match m.rule {
+            LimiterRule::TokenBucket(r) => Some(r),
+            _ => None,
+        },
+        ServerModel::Down { .. }
+        | ServerModel::Occ
+        | ServerModel::Capacity(_)
+        | ServerModel::Flaky(_) => None,
+    }
+}
+
+/// The limit and window of a window limiter; `None` for other servers.
+fn window_rule(scenario: &Scenario) -> Option<(u32, SimDuration)> {
+    match scenario.server {
+        ServerModel::Limited(m) => match m.rule {
+            LimiterRule::FixedWindow(r) => Some((r.limit, r.window)),
+            LimiterRule::SlidingWindow(r) => Some((r.limit, r.window)),
+            LimiterRule::TokenBucket(_) => None,
+        },
+        ServerModel::Down { .. }
+        | ServerModel::Occ
+        | ServerModel::Capacity(_)
+        | ServerModel::Flaky(_) => None,
+    }
+}
+
+/// A whole number for a `u32` key; larger values saturate, and validation names the key.
+fn u32_of(value: &Value) -> u32 {
+    u32::try_from(value.whole()).unwrap_or(u32::MAX)
+}
+
+fn strategy_of(value: &Value) -> Strategy {
+    match value {
+        Value::Strategy(s) => *s,
+        other => panic!("sweep table: expected a strategy, got {other:?}"),
+    }
+}
+
+/// True when some tab can be hidden (the hidden-tab options then apply).
+fn tabs_hide(scenario: &Scenario) -> bool {
+    scenario.browser.hidden > 0.0 || scenario.browser.switch_mean.is_some()
+}
 
 fn capacity_rule(scenario: &Scenario) -> Option<CapacityRule> {
     match scenario.server {

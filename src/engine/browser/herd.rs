@@ -1,0 +1,215 @@
+//! The herd paths with tabs: [`super::super::simulate_event_queue`]'s and
+//! [`super::super::simulate_independent`]'s loops with each client's [`Tab`] and [`Reading`]
+//! carried in its pending event, following [`TabRules`].
+
+use super::{Reading, Tab, TabRules, Timer};
+use crate::engine::{
+    over_blocks, Client, Event, EventQueue, FindWindow, NoWait, PreviousWait, Run, RunSpec, Single,
+};
+use crate::metrics::{Tally, WindowCursor, Windows};
+use crate::policy::{Decision, Hints};
+use crate::rng::{ClientRng, ClientSeeds};
+use crate::server::{Response, Server};
+use crate::time::{SimDuration, SimTime};
+
+/// A client and its tab: the event of a run with tabs.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct TabClient<W> {
+    pub(super) client: Client<W, Single>,
+    pub(super) tab: Tab,
+    pub(super) reading: Reading,
+    /// The pending event is the tab becoming visible while paused, not a request.
+    resume: bool,
+}
+
+/// What the tab loops share: [`Run`] and the [`TabRules`].
+pub(super) struct Tabs<'a, F> {
+    pub(super) run: Run<'a, F>,
+    pub(super) rules: TabRules,
+}
+
+impl<'a, F: FindWindow> Tabs<'a, F> {
+    pub(super) fn new(spec: &RunSpec, run: Run<'a, F>) -> Self {
+        Tabs {
+            run,
+            rules: TabRules::new(spec),
+        }
+    }
+
+    pub(super) fn start<W: PreviousWait>(
+        &mut self,
+        spec: &RunSpec,
+        id: u32,
+        rng: ClientRng,
+    ) -> TabClient<W> {
+        TabClient {
+            client: self.run.start(id, rng),
+            tab: self.rules.open(spec.seed, id),
+            reading: Reading::default(),
+            resume: false,
+        }
+    }
+
+    /// Handles `c`'s pending event at `time` (a request reaching the server, or the tab
+    /// becoming visible while paused): returns the time of its next event, or `None` when
+    /// the client is done.
+    #[inline]
+    pub(super) fn step<W: PreviousWait>(
+        &mut self,
+        time: SimTime,
+        c: &mut TabClient<W>,
+        server: &mut Server,
+    ) -> Option<SimTime> {
+        if c.resume {
+            c.resume = false;
+            c.tab.advance(time, self.rules.browser.switch_mean);
+            let hints = c.reading.at(time);
+            return self.decide(time, c, hints);
+        }
+        self.rules
+            .arrives(time, c.client.retries_made > 0, &c.reading);
+        c.reading = Reading::default();
+        match server.respond(time, c.client.id) {
+            Response::Served => self.run.answer(time, &mut c.client, Response::Served),
+            Response::Refused(hints) => self.refused(time, c, hints),
+        }
+    }
+
+    fn refused<W: PreviousWait>(
+        &mut self,
+        time: SimTime,
+        c: &mut TabClient<W>,
+        hints: Hints,
+    ) -> Option<SimTime> {
+        let run = &mut self.run;
+        let window = run.windows.window_of(time);
+        run.tally
+            .request_in_window(time, window, c.client.retries_made > 0, false);
+        let read = time + run.latency.draw(&mut c.client.rng);
+        self.rules.note(time, read, &c.tab, &mut c.reading, hints);
+        if c.client.retries_made >= self.run.policy.max_retries {
+            self.run.tally.gave_up += 1;
+            self.run.tally.finish(read, c.client.id, false);
+            return None;
+        }
+        if self.rules.pauses(&mut c.tab, read) {
+            return self.pause(c);
+        }
+        let hints = c.reading.at(read);
+        self.decide(read, c, hints)
+    }
+
+    /// The strategy's wait, drawn at `now`, and the retry timer it sets.
+    fn decide<W: PreviousWait>(
+        &mut self,
+        now: SimTime,
+        c: &mut TabClient<W>,
+        hints: Hints,
+    ) -> Option<SimTime> {
+        let policy = self.run.policy;
+        let client = &mut c.client;
+        match policy.decide(
+            client.retries_made,
+            client.previous.get(policy.backoff.base),
+            &hints,
+            &mut client.rng,
+        ) {
+            Decision::Retry { retry, delay } => {
+                client.retries_made = retry;
+                client.previous.set(delay);
+                match self.rules.timer(&mut c.tab, now + delay) {
+                    Timer::Runs(at) => Some(at),
+                    Timer::Paused => {
+                        // The retry is not sent: it is drawn again once visible.
+                        c.client.retries_made -= 1;
+                        self.pause(c)
+                    }
+                }
+            }
+            Decision::GiveUp => {
+                self.run.tally.gave_up += 1;
+                self.run.tally.finish(now, client.id, false);
+                None
+            }
+        }
+    }
+
+    /// Waits for the tab to become visible; paused for good if it never does.
+    fn pause<W>(&mut self, c: &mut TabClient<W>) -> Option<SimTime> {
+        let visible = self.rules.resume_at(&c.tab)?;
+        c.resume = true;
+        Some(visible)
+    }
+}
+
+/// The event-queue path with tabs: [`super::super::simulate_event_queue`]'s loop, each event
+/// carrying its tab.
+pub fn simulate_event_queue(spec: &RunSpec) -> Tally {
+    if spec.policy.strategy.reads_previous_wait() {
+        event_queue_loop::<SimDuration>(spec)
+    } else {
+        event_queue_loop::<NoWait>(spec)
+    }
+}
+
+fn event_queue_loop<W: PreviousWait>(spec: &RunSpec) -> Tally {
+    let mut tally = Tally::for_clients(spec.bin, spec.clients);
+    let mut server = spec.server.clone();
+    server.prepare(spec.clients);
+    let run: Run<WindowCursor> = Run::new(spec, 0, spec.clients, &mut tally);
+    let mut tabs = Tabs::new(spec, run);
+    let mut seeds = ClientSeeds::starting_at(spec.seed, 0);
+    let mut queue: EventQueue<TabClient<W>> = EventQueue::new();
+    // First requests at t = 0 in client order, answered without queueing (as the herd loop).
+    for id in 0..spec.clients {
+        let mut c: TabClient<W> = tabs.start(spec, id, seeds.next_rng());
+        if let Some(next) = tabs.step(SimTime::ZERO, &mut c, &mut server) {
+            queue.push(Event {
+                time: next,
+                item: c,
+            });
+        }
+    }
+    while let Some(Event { time, item: mut c }) = queue.pop() {
+        if let Some(next) = tabs.step(time, &mut c, &mut server) {
+            queue.push(Event {
+                time: next,
+                item: c,
+            });
+        }
+    }
+    let counts = tabs.rules.counts;
+    tally.browser = Some(counts);
+    tally.window_starts = server.window_starts();
+    tally
+}
+
+/// The independent path with tabs: each client's life in turn, blocks in parallel.
+pub fn simulate_independent(spec: &RunSpec) -> Tally {
+    over_blocks(spec, |first, last| {
+        if spec.policy.strategy.reads_previous_wait() {
+            block_loop::<SimDuration>(spec, first, last)
+        } else {
+            block_loop::<NoWait>(spec, first, last)
+        }
+    })
+}
+
+fn block_loop<W: PreviousWait>(spec: &RunSpec, first: u32, last: u32) -> Tally {
+    let mut tally = Tally::for_clients(spec.bin, spec.clients);
+    let mut server = spec.server.clone();
+    server.prepare(spec.clients);
+    let run: Run<Windows> = Run::new(spec, first, last - first, &mut tally);
+    let mut tabs = Tabs::new(spec, run);
+    let mut seeds = ClientSeeds::starting_at(spec.seed, u64::from(first));
+    for id in first..last {
+        let mut c: TabClient<W> = tabs.start(spec, id, seeds.next_rng());
+        let mut time = SimTime::ZERO;
+        while let Some(next) = tabs.step(time, &mut c, &mut server) {
+            time = next;
+        }
+    }
+    let counts = tabs.rules.counts;
+    tally.browser = Some(counts);
+    tally
+}

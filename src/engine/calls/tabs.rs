@@ -1,0 +1,47 @@
+//! The call loop's browser-tab events: a retry timer coming due in a tab that may be hidden,
+//! a throttled timer's wake-up, a paused call's tab becoming visible. The rules are
+//! [`TabRules`](crate::engine::browser::TabRules)'; this file only schedules what they say.
+
+use crate::engine::browser::Timer;
+use crate::policy::control::Outcome;
+use crate::time::SimTime;
+
+use super::{Ev, Loop};
+
+impl Loop<'_> {
+    /// The retry timer of the call in `slot` is due at `now`: sent now, at the hidden tab's
+    /// throttled wake-up, or paused until the tab is visible.
+    pub(super) fn timer_due(&mut self, now: SimTime, slot: u32) {
+        let Some(t) = &mut self.tabs else {
+            self.send(now, slot);
+            return;
+        };
+        let call = &mut self.calls[slot as usize];
+        match t.rules.timer(&mut t.tabs[call.process as usize], now) {
+            Timer::Runs(at) if at == now => self.send(now, slot),
+            Timer::Runs(at) => self.push(at, Ev::Wake { call: slot }),
+            Timer::Paused => {
+                // The retry is not sent: it is drawn again once visible.
+                call.retries_made -= 1;
+                self.pause(slot);
+            }
+        }
+    }
+
+    /// The call in `slot` waits for its tab to become visible; paused for good (its slot
+    /// freed, no finish) if it never does.
+    pub(super) fn pause(&mut self, slot: u32) {
+        let Some(t) = &mut self.tabs else { return };
+        let process = self.calls[slot as usize].process as usize;
+        match t.rules.resume_at(&t.tabs[process]) {
+            Some(visible) => self.push(visible, Ev::Visible { call: slot }),
+            None => self.free.push(slot),
+        }
+    }
+
+    /// The paused call in `slot` sees its tab become visible at `now`: its strategy draws
+    /// the next wait, with what the tab read of the last refusal counted from now.
+    pub(super) fn visible(&mut self, now: SimTime, slot: u32) {
+        self.retry_or_fail(now, slot, &Default::default(), Outcome::Error);
+    }
+}
