@@ -1,8 +1,8 @@
 //! Integration tests: one binary (`autotests = false`), one module per capability, driving the
 //! real `herd-sim` binary with assert_cmd where the command line is what is tested.
 
-mod budgets;
 mod browser;
+mod budgets;
 mod charts;
 mod control;
 mod core;
