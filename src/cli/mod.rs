@@ -147,6 +147,33 @@ mod tests {
     }
 
     #[test]
+    fn server_offers_every_model_of_the_one_list() {
+        let command = Cli::command();
+        let server = command
+            .get_arguments()
+            .find(|a| a.get_id() == "server")
+            .expect("--server");
+        let offered: Vec<String> = server
+            .get_possible_values()
+            .iter()
+            .map(|v| v.get_name().to_string())
+            .collect();
+        assert_eq!(
+            offered,
+            [
+                "down",
+                "fixed-window",
+                "sliding-window",
+                "token-bucket",
+                "occ",
+                "capacity",
+                "flaky"
+            ]
+        );
+        assert_eq!(offered, herd_sim::config::SERVER_MODELS);
+    }
+
+    #[test]
     fn sizes_parse_with_binary_units() {
         assert_eq!(parse_size("512MiB"), Ok(512 << 20));
         assert_eq!(parse_size("16GiB"), Ok(16 << 30));

@@ -3,12 +3,13 @@
 
 use std::path::PathBuf;
 
+use clap::builder::PossibleValuesParser;
 use clap::Args;
 
 use herd_sim::chart::ChartSize;
 use herd_sim::config::{
     Bound, DistText, HeadersVisible, IntervalText, Intervals, LatencyText, RateText, ScenarioFile,
-    ServerFile, StrategyList,
+    ServerFile, StrategyList, SERVER_MODELS,
 };
 use herd_sim::engine::NetworkDelay;
 use herd_sim::time::SimDuration;
@@ -59,7 +60,7 @@ pub struct RunArgs {
     /// Server model [default: down]. `occ`: one row under optimistic concurrency control
     /// (Brooker 2015), each client reading then writing until one write succeeds.
     #[arg(long, value_name = "MODEL",
-          value_parser = ["down", "fixed-window", "sliding-window", "token-bucket", "occ", "capacity", "flaky"])]
+          value_parser = PossibleValuesParser::new(SERVER_MODELS.iter().copied()))]
     pub server: Option<String>,
 
     /// For `--server down`: the server serves from this time on.

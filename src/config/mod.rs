@@ -36,7 +36,7 @@ pub use memory::{default_threads, human_bytes, reservable, MemoryEstimate};
 pub use output::Published;
 pub use preset::{presets_table, Preset, PRESETS};
 pub use requests::{check_requests, DEFAULT_MAX_REQUESTS};
-pub use server::{LimitedModel, LimiterRule, ServerFile, ServerModel};
+pub use server::{LimitedModel, LimiterRule, ServerFile, ServerModel, SERVER_MODELS};
 pub use workload::{Bound, DistText, IntervalText, Intervals, RateText};
 
 use std::fmt;

@@ -12,6 +12,20 @@ use crate::server::{
 };
 use crate::time::{SimDuration, SimTime, NANOS_PER_SEC};
 
+/// The names `--server` (and the `model` key, and a sweep's `server` parameter) accepts, in
+/// the order help and errors list them: the one list, so that a model added to
+/// [`ServerModel`] is offered everywhere once it is added here (a test checks every name
+/// validates to a model of that name).
+pub const SERVER_MODELS: &[&str] = &[
+    "down",
+    "fixed-window",
+    "sliding-window",
+    "token-bucket",
+    "occ",
+    "capacity",
+    "flaky",
+];
+
 /// The server model as written: `[server]` in a file, `--server` and friends on the command line.
 #[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
@@ -165,11 +179,13 @@ impl ServerFile {
                     Refill::name,
                 )?,
             }),
-            other => return Err(invalid(
-                "--server",
-                other,
-                "accepted: down, fixed-window, sliding-window, token-bucket, occ, capacity, flaky",
-            )),
+            other => {
+                return Err(invalid(
+                    "--server",
+                    other,
+                    format!("accepted: {}", SERVER_MODELS.join(", ")),
+                ))
+            }
         };
         let clients_per_address = self.clients_per_address.unwrap_or(1);
         if clients_per_address == 0 {
@@ -460,5 +476,39 @@ impl ServerModel {
                 text
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_listed_model_validates_to_a_model_of_that_name_and_nothing_else_does() {
+        for &name in SERVER_MODELS {
+            let file = ServerFile {
+                model: Some(name.to_string()),
+                ..Default::default()
+            };
+            let model = file.validate(10).unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert_eq!(model.name(), name);
+        }
+        let mut names = SERVER_MODELS.to_vec();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), SERVER_MODELS.len(), "a name listed twice");
+        let e = ServerFile {
+            model: Some("dwn".into()),
+            ..Default::default()
+        }
+        .validate(10)
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.contains(
+                "accepted: down, fixed-window, sliding-window, token-bucket, occ, capacity, flaky"
+            ),
+            "{e}"
+        );
     }
 }

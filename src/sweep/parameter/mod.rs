@@ -529,6 +529,18 @@ mod tests {
             ]
         );
         assert_eq!(values("server", "down"), [Value::Name("down")]);
+        // The sweep offers every model `--server` does, from the one list.
+        let every: Vec<Value> = crate::config::SERVER_MODELS
+            .iter()
+            .map(|&name| Value::Name(name))
+            .collect();
+        assert_eq!(
+            values(
+                "server",
+                "down,fixed-window,sliding-window,token-bucket,occ,capacity,flaky"
+            ),
+            every
+        );
     }
 
     #[test]

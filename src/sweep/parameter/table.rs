@@ -4,7 +4,7 @@
 
 use crate::config::{
     Bound, DistText, HeadersVisible, IntervalText, Intervals, LatencyText, LimiterRule, RateText,
-    Scenario, ScenarioFile, ServerModel, StrategyList,
+    Scenario, ScenarioFile, ServerModel, StrategyList, SERVER_MODELS,
 };
 use crate::engine::browser::ClockSkew;
 use crate::engine::{Latency, Work};
@@ -91,15 +91,7 @@ pub static PARAMETERS: [Parameter; 36] = [
     Parameter {
         name: "server",
         column: "server",
-        kind: Kind::Choice(&[
-            "down",
-            "fixed-window",
-            "sliding-window",
-            "token-bucket",
-            "occ",
-            "capacity",
-            "flaky",
-        ]),
+        kind: Kind::Choice(SERVER_MODELS),
         help: "Server models, e.g. down,fixed-window",
         set: |f, v| server_file(f).model = Some(v.name().to_string()),
         get: |s| s.server.name().to_string(),
