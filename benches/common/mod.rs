@@ -2,25 +2,10 @@
 //! 100 ms windows, seed 2015) against any server.
 
 use herd_sim::engine::RunSpec;
-use herd_sim::policy::{Backoff, Policy, Strategy};
+use herd_sim::policy::Strategy;
 use herd_sim::server::Server;
-use herd_sim::time::SimDuration;
 
 /// `clients` clients of Experiment 1's full-jitter herd against `server`.
 pub fn full_jitter_herd(clients: u32, server: Server) -> RunSpec {
-    RunSpec::new(
-        clients,
-        Policy {
-            strategy: Strategy::FullJitter,
-            backoff: Backoff {
-                base: SimDuration::from_secs(1),
-                cap: SimDuration::from_secs(30),
-                multiplier: 2.0,
-            },
-            max_retries: 4,
-        },
-        server,
-        SimDuration::from_millis(100),
-        2015,
-    )
+    RunSpec::experiment1(clients, Strategy::FullJitter, server, 2015)
 }

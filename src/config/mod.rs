@@ -660,6 +660,16 @@ mod tests {
         assert_eq!(s.backoff.cap, SimDuration::from_secs(30));
         assert_eq!(s.bin, SimDuration::from_millis(100));
         assert_eq!(s.server, ServerModel::Down { recover_at: None });
+        // The tests' and benches' Experiment 1 is the same run as the default scenario's.
+        assert_eq!(
+            s.run_spec(Strategy::Fixed),
+            RunSpec::experiment1(
+                1000,
+                Strategy::Fixed,
+                crate::server::Server::Down(crate::server::Down::default()),
+                DEFAULT_SEED
+            )
+        );
     }
 
     #[test]

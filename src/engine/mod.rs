@@ -34,7 +34,7 @@ use rayon::prelude::*;
 
 use crate::metrics::{Histogram, Tally, WindowCursor, Windows};
 use crate::policy::control::Controls;
-use crate::policy::{Decision, Policy};
+use crate::policy::{Decision, Policy, Strategy};
 use crate::rng::{ClientRng, ClientSeeds};
 use crate::server::{Response, Server};
 use crate::time::{SimDuration, SimTime};
@@ -84,7 +84,23 @@ pub struct RunSpec {
     pub browser: Browser,
 }
 
+/// Experiment 1's histogram window: 100 ms.
+pub const EXPERIMENT1_BIN: SimDuration = SimDuration::from_millis(100);
+
 impl RunSpec {
+    /// Experiment 1 (SPEC.md) for `clients` clients of `strategy` against `server`: the
+    /// policy of [`Policy::experiment1`], 100 ms windows ([`EXPERIMENT1_BIN`]), one item each,
+    /// no latency. Tests and benches build on it, changing only what they study.
+    pub fn experiment1(clients: u32, strategy: Strategy, server: Server, seed: u64) -> Self {
+        RunSpec::new(
+            clients,
+            Policy::experiment1(strategy),
+            server,
+            EXPERIMENT1_BIN,
+            seed,
+        )
+    }
+
     /// A run of one item per client with zero latency (Experiment 1's shape).
     pub fn new(clients: u32, policy: Policy, server: Server, bin: SimDuration, seed: u64) -> Self {
         RunSpec {
@@ -577,28 +593,14 @@ fn simulate_block(spec: &RunSpec, first: u32, last: u32) -> Tally {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::policy::{Backoff, Strategy};
+    use crate::policy::Strategy;
     use crate::server::{
         Down, FixedWindow, FixedWindowRule, HeaderStyle, Headers, Keying, Limited, Limiter, Store,
         WindowStart,
     };
 
     fn spec(strategy: Strategy, clients: u32, recover_at: Option<SimTime>) -> RunSpec {
-        RunSpec::new(
-            clients,
-            Policy {
-                strategy,
-                backoff: Backoff {
-                    base: SimDuration::from_secs(1),
-                    cap: SimDuration::from_secs(30),
-                    multiplier: 2.0,
-                },
-                max_retries: 4,
-            },
-            Server::Down(Down { recover_at }),
-            SimDuration::from_millis(100),
-            42,
-        )
+        RunSpec::experiment1(clients, strategy, Server::Down(Down { recover_at }), 42)
     }
 
     #[test]

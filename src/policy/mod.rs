@@ -279,6 +279,21 @@ pub enum Decision {
 }
 
 impl Policy {
+    /// Experiment 1's policy (SPEC.md): `strategy` with base 1 s, cap 30 s, multiplier 2 and 4
+    /// retries, the defaults of a plain run. Tests and benches start from it and change what
+    /// they study (`Policy { max_retries: 2, ..Policy::experiment1(s) }`).
+    pub const fn experiment1(strategy: Strategy) -> Policy {
+        Policy {
+            strategy,
+            backoff: Backoff {
+                base: SimDuration::from_secs(1),
+                cap: SimDuration::from_secs(30),
+                multiplier: 2.0,
+            },
+            max_retries: 4,
+        }
+    }
+
     /// The decision after a refusal, when `retries_made` retries have already been sent and
     /// the previous wait was `previous` (use `base` before the first retry).
     #[inline]
@@ -316,11 +331,17 @@ mod tests {
     use crate::rng::ClientRng;
 
     fn backoff() -> Backoff {
-        Backoff {
-            base: SimDuration::from_secs(1),
-            cap: SimDuration::from_secs(30),
-            multiplier: 2.0,
-        }
+        Policy::experiment1(Strategy::Exponential).backoff
+    }
+
+    #[test]
+    fn experiment_1_is_base_1s_cap_30s_doubling_with_4_retries() {
+        let p = Policy::experiment1(Strategy::EqualJitter);
+        assert_eq!(p.strategy, Strategy::EqualJitter);
+        assert_eq!(p.backoff.base.as_nanos(), 1_000_000_000);
+        assert_eq!(p.backoff.cap.as_nanos(), 30_000_000_000);
+        assert_eq!(p.backoff.multiplier, 2.0);
+        assert_eq!(p.max_retries, 4);
     }
 
     #[test]

@@ -4,7 +4,7 @@ use super::herd::{TabClient, Tabs};
 use super::*;
 use crate::engine::{simulate, Path, Run, CLIENTS_PER_BLOCK};
 use crate::metrics::{Tally, Windows};
-use crate::policy::{Backoff, Policy, Strategy};
+use crate::policy::Strategy;
 use crate::server::Down;
 
 const S: u64 = NANOS_PER_SEC;
@@ -82,21 +82,7 @@ fn spec(
     recover_at: Option<SimTime>,
     browser: Browser,
 ) -> RunSpec {
-    let mut spec = RunSpec::new(
-        clients,
-        Policy {
-            strategy,
-            backoff: Backoff {
-                base: SimDuration::from_secs(1),
-                cap: SimDuration::from_secs(30),
-                multiplier: 2.0,
-            },
-            max_retries: 4,
-        },
-        Server::Down(Down { recover_at }),
-        SimDuration::from_millis(100),
-        42,
-    );
+    let mut spec = RunSpec::experiment1(clients, strategy, Server::Down(Down { recover_at }), 42);
     spec.browser = browser;
     spec
 }

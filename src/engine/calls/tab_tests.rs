@@ -5,7 +5,7 @@
 use super::*;
 use crate::engine::browser::{Browser, ClockSkew, RetryAfterFormat, Tab, WhenHidden};
 use crate::engine::{simulate, Path};
-use crate::policy::{Backoff, Policy, Strategy};
+use crate::policy::Strategy;
 use crate::server::{Capacity, CapacityRule, Down};
 
 const S: u64 = 1_000_000_000;
@@ -14,21 +14,13 @@ const MS: u64 = 1_000_000;
 /// `clients` processes against a capacity server out over [0, `out_s`), `strategy` from
 /// `base`, 4 retries.
 fn spec(clients: u32, strategy: Strategy, base: SimDuration, out_s: u64, b: Browser) -> RunSpec {
-    let mut s = RunSpec::new(
+    let mut s = RunSpec::experiment1(
         clients,
-        Policy {
-            strategy,
-            backoff: Backoff {
-                base,
-                cap: SimDuration::from_secs(30),
-                multiplier: 2.0,
-            },
-            max_retries: 4,
-        },
+        strategy,
         Server::Capacity(Capacity::new(CapacityRule::default())),
-        SimDuration::from_millis(100),
         1,
     );
+    s.policy.backoff.base = base;
     s.overload.triggers.outages = vec![(SimTime::ZERO, SimTime(out_s * S))];
     s.browser = b;
     s

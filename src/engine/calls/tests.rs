@@ -3,28 +3,17 @@
 
 use super::*;
 use crate::engine::NetworkDelay;
-use crate::policy::{Backoff, Policy, Strategy};
+use crate::policy::Strategy;
 use crate::server::{Capacity, CapacityRule, QueueOrder, Triggers};
 use crate::workload::RateSchedule;
 
 const S: u64 = 1_000_000_000;
 
 fn spec(clients: u32, rule: CapacityRule, strategy: Strategy, retries: u32) -> RunSpec {
-    RunSpec::new(
-        clients,
-        Policy {
-            strategy,
-            backoff: Backoff {
-                base: SimDuration::from_secs(1),
-                cap: SimDuration::from_secs(30),
-                multiplier: 2.0,
-            },
-            max_retries: retries,
-        },
-        Server::Capacity(Capacity::new(rule)),
-        SimDuration::from_millis(100),
-        7,
-    )
+    let mut spec =
+        RunSpec::experiment1(clients, strategy, Server::Capacity(Capacity::new(rule)), 7);
+    spec.policy.max_retries = retries;
+    spec
 }
 
 fn fixed(secs: u64) -> Dist {
