@@ -65,7 +65,8 @@ pub struct SweepArgs {
     #[arg(long, value_name = "N", value_parser = parse_whole)]
     pub max_cells: Option<u64>,
 
-    /// Refuse cells estimated to need more memory than this, e.g. 512MiB [default: 16GiB].
+    /// Refuse sweeps estimated to need more memory than this, a row in flight on each thread
+    /// counted, e.g. 512MiB [default: 16GiB].
     #[arg(long, value_name = "SIZE", value_parser = parse_size)]
     pub memory_limit: Option<u64>,
 

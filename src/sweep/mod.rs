@@ -33,8 +33,8 @@ use std::sync::Mutex;
 use rayon::prelude::*;
 
 use crate::config::{
-    check_requests, default_threads, ConfigError, Scenario, ScenarioFile, DEFAULT_MAX_REQUESTS,
-    DEFAULT_SEED,
+    check_requests, default_threads, human_bytes, ConfigError, Scenario, ScenarioFile,
+    DEFAULT_MAX_REQUESTS, DEFAULT_SEED,
 };
 use crate::experiment::run_one;
 use crate::metrics::{Summary, Tally};
@@ -87,6 +87,18 @@ pub enum SweepError {
         value: String,
         /// What is accepted.
         accepted: String,
+    },
+    /// The rows run at once would not fit in the memory budget.
+    #[error("this sweep needs an estimated {estimate} ({rows} rows at once, one a thread, of up to {row} each, and its buffers), over the memory budget of {budget}; lower --threads, narrow the largest cells, or raise --memory-limit")]
+    TooBig {
+        /// Estimated bytes, human-readable.
+        estimate: String,
+        /// Rows in flight at once.
+        rows: u64,
+        /// The largest row's estimate, human-readable.
+        row: String,
+        /// The budget, human-readable.
+        budget: String,
     },
     /// The grid is larger than the safety limit.
     #[error("this sweep has {cells} cells, over the limit of {limit}; narrow the grid, or raise the limit with --max-cells {cells}")]
@@ -223,7 +235,39 @@ pub struct Plan {
     span: std::ops::Range<u64>,
     /// [`SweepSpec::threads`].
     threads: Option<usize>,
+    /// [`Plan::memory_estimate`], worked out once every cell is validated.
+    memory: SweepMemory,
 }
+
+/// What a sweep may hold at once, in bytes (see [`Plan::memory_estimate`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SweepMemory {
+    /// Rows run at once: one a worker thread, at most the rows there are.
+    pub rows_in_flight: u64,
+    /// The largest estimate of one row on one thread, over every cell.
+    pub row: u64,
+    /// The largest estimate of one row given every thread (an independent-path row spreads
+    /// its blocks over them), over every cell.
+    pub row_on_every_thread: u64,
+    /// The sweep's own buffers: a window of finished rows waiting for their turn, and each
+    /// row in flight's fields.
+    pub buffers: u64,
+}
+
+impl SweepMemory {
+    /// The bound: the rows in flight (or one row spread over every thread, if more), and the
+    /// buffers.
+    pub fn total(&self) -> u64 {
+        self.row
+            .saturating_mul(self.rows_in_flight)
+            .max(self.row_on_every_thread)
+            .saturating_add(self.buffers)
+    }
+}
+
+/// Bytes a CSV field of a row takes at most in practice, as text (a number's shortest
+/// round-trip form is at most 24 characters), its comma, and the `String` holding it (24 B).
+const FIELD_BYTES: u64 = 24 + 1 + 24;
 
 impl Plan {
     /// Parses the grid, checks its size against the limit and validates every cell.
@@ -301,6 +345,7 @@ impl Plan {
             attempts: false,
             calls: false,
             threads: spec.threads,
+            memory: SweepMemory::default(),
             tabs: false,
             span: 0..match spec.layout {
                 Layout::Tidy => cells * spec.seeds,
@@ -310,6 +355,12 @@ impl Plan {
         let (mut attempts, mut calls, mut tabs) = (false, false, false);
         // Every row runs one strategy once: a cell costs its requests per run, once a seed.
         let mut requests: u128 = 0;
+        let threads = spec.threads.unwrap_or_else(default_threads).max(1);
+        let mut memory = SweepMemory {
+            rows_in_flight: (threads as u64).min(plan.rows()),
+            ..Default::default()
+        };
+        let mut memory_limit = u64::MAX;
         for cell in 0..cells {
             let scenario = plan.cell_scenario(cell)?;
             let call_loop = scenario.run_spec(scenario.strategies[0]).uses_call_loop();
@@ -317,6 +368,14 @@ impl Plan {
             calls |= call_loop;
             tabs |= scenario.browser.is_active();
             requests += scenario.requests_per_run() * u128::from(plan.seeds);
+            // A row is one run (the sweep's seeds are its replicates), on the path `auto`
+            // picks; validation checked it alone on every thread.
+            let mut row = scenario;
+            row.replicates = 1;
+            memory.row_on_every_thread = memory.row_on_every_thread.max(row.memory_estimate());
+            row.threads = 1;
+            memory.row = memory.row.max(row.memory_estimate());
+            memory_limit = memory_limit.min(row.memory_limit);
         }
         check_requests(requests, spec.max_requests)?;
         let mut metrics = metric_names(attempts);
@@ -326,13 +385,38 @@ impl Plan {
         if tabs {
             metrics.extend(TAB_METRICS.iter().map(|m| m.to_string()));
         }
-        Ok(Plan {
+        let plan = Plan {
             metrics,
             attempts,
             calls,
             tabs,
             ..plan
-        })
+        };
+        // Finished rows wait for their turn, a window at most, each a line (and a map
+        // node); each row in flight holds its fields.
+        let columns = plan.header().len() as u64;
+        memory.buffers = (WINDOW * (columns * FIELD_BYTES + 64))
+            .saturating_add(memory.rows_in_flight * columns * FIELD_BYTES);
+        if memory.total() > memory_limit {
+            return Err(SweepError::TooBig {
+                estimate: human_bytes(memory.total()),
+                rows: memory.rows_in_flight,
+                row: human_bytes(memory.row),
+                budget: human_bytes(memory_limit),
+            });
+        }
+        Ok(Plan { memory, ..plan })
+    }
+
+    /// The bytes this sweep may hold at once, checked against `--memory-limit` before any
+    /// row runs: a row on each worker thread (`--threads`; at most the rows there are), each
+    /// bounded by the largest cell's estimate for one run on one thread
+    /// ([`Scenario::memory_estimate`]), or one row with its blocks spread over every thread
+    /// when that is more; plus a window of finished rows waiting to be written and the fields
+    /// of each row in flight. `tests/memory` checks it bounds the measured peak of a sweep on
+    /// two threads.
+    pub fn memory_estimate(&self) -> SweepMemory {
+        self.memory
     }
 
     /// Cells in the grid.
@@ -819,6 +903,61 @@ mod tests {
         .unwrap_err()
         .to_string();
         assert!(e.contains("unknown sweep parameter `clinets`"), "{e}");
+    }
+
+    #[test]
+    fn the_memory_estimate_counts_a_row_a_thread_and_a_window_of_waiting_rows() {
+        // Event-queue rows (a limiter): one run a row, so a row on every thread is the same
+        // row as on one.
+        let spec = |threads, seeds, memory_limit: Option<u64>| SweepSpec {
+            base: ScenarioFile {
+                memory_limit,
+                ..ScenarioFile::parse(
+                    "clients = 10000\n[server]\nmodel = \"sliding-window\"\nlimit = 20\n",
+                    Some("toml"),
+                )
+                .unwrap()
+            },
+            seeds,
+            threads: Some(threads),
+            ..Default::default()
+        };
+        let one_row = ScenarioFile::parse(
+            "clients = 10000\n[server]\nmodel = \"sliding-window\"\nlimit = 20\n",
+            Some("toml"),
+        )
+        .unwrap()
+        .validate_on(Some(1))
+        .unwrap()
+        .memory_estimate();
+        let plan = Plan::new(spec(3, 5, None)).unwrap();
+        let m = plan.memory_estimate();
+        let columns = plan.header().len() as u64;
+        assert_eq!((m.rows_in_flight, m.row), (3, one_row));
+        assert_eq!(m.row_on_every_thread, one_row);
+        assert_eq!(m.buffers, 1024 * (columns * 49 + 64) + 3 * columns * 49);
+        assert_eq!(m.total(), 3 * one_row + m.buffers);
+        // Two rows: a third thread holds none.
+        assert_eq!(
+            Plan::new(spec(3, 2, None))
+                .unwrap()
+                .memory_estimate()
+                .rows_in_flight,
+            2
+        );
+        // A budget one row fits but three rows at once do not: refused before running,
+        // naming the rows in flight; with one thread it runs.
+        let budget = 2 * one_row;
+        let e = Plan::new(spec(3, 5, Some(budget))).unwrap_err().to_string();
+        assert!(
+            e.starts_with("this sweep needs an estimated ") && e.contains("(3 rows at once"),
+            "{e}"
+        );
+        assert!(
+            e.contains("lower --threads") && e.contains("--memory-limit"),
+            "{e}"
+        );
+        assert!(Plan::new(spec(1, 5, Some(budget))).is_ok());
     }
 
     #[test]

@@ -13,6 +13,7 @@ mod aggregate;
 mod estimate;
 mod merge;
 mod sparse;
+mod sweep;
 
 struct Counting;
 
