@@ -281,15 +281,15 @@ fn a_herd_run_keeps_its_histogram_and_a_bad_size_is_one_error_line() {
     assert!(out.stdout.is_empty() && !png.exists());
 }
 
-#[test]
-fn the_readmes_series_charts_are_what_the_script_draws() {
-    // Each `"$herd_sim" ARGS --png docs/NAME.png` line of the script, run into a scratch file
-    // (same seed, same bytes), must give the committed picture.
+/// Runs each `"$herd_sim" ARGS --png docs/NAME.png` line of `script` (a path under the
+/// repository) into a scratch file and asserts it gives the committed picture (same seed, same
+/// bytes). Returns how many pictures it compared.
+pub(crate) fn assert_script_draws_the_committed_pictures(script: &str) -> usize {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let script = std::fs::read_to_string(root.join("scripts/overload-charts.sh")).unwrap();
+    let text = std::fs::read_to_string(root.join(script)).unwrap();
     let dir = tempfile::tempdir().unwrap();
     let mut drawn = 0;
-    for line in script.lines() {
+    for line in text.lines() {
         let Some(rest) = line.strip_prefix("\"$herd_sim\" ") else {
             continue;
         };
@@ -302,13 +302,19 @@ fn the_readmes_series_charts_are_what_the_script_draws() {
         herd().current_dir(root).args(&run).assert().success();
         assert!(
             std::fs::read(&fresh).unwrap() == std::fs::read(&committed).unwrap(),
-            "{} differs from what `{rest}` draws: run scripts/overload-charts.sh",
+            "{} differs from what `{rest}` draws: run {script}",
             args[png]
         );
         drawn += 1;
     }
+    drawn
+}
+
+#[test]
+fn the_readmes_series_charts_are_what_the_script_draws() {
     assert_eq!(
-        drawn, 2,
+        assert_script_draws_the_committed_pictures("scripts/overload-charts.sh"),
+        2,
         "the script draws the collapse and the outage charts"
     );
 }
