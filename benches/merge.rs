@@ -5,7 +5,7 @@
 //! - `merge/merge`: `herd-sim merge` of the same files into one, every row's key checked
 //!   against the grid, every file's length and digest checked, the output written whole.
 //!
-//! Run: cargo bench --bench merge -- --warm-up-time 1 --measurement-time 5
+//! Run: cargo bench --features bench --bench merge -- --warm-up-time 1 --measurement-time 5
 
 use std::fs::File;
 use std::hint::black_box;

@@ -9,7 +9,7 @@
 //!   five strategies, through the sweep (two threads, rows to a file), beside the same grid
 //!   of the down-server herd.
 //!
-//! Run: cargo bench --bench occ -- --warm-up-time 1 --measurement-time 5
+//! Run: cargo bench --features bench --bench occ -- --warm-up-time 1 --measurement-time 5
 
 use std::hint::black_box;
 

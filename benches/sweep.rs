@@ -3,7 +3,7 @@
 //! measured under the same machine load. Output goes to a file in a temporary folder, as a
 //! real sweep's would.
 //!
-//! Run: cargo bench --bench sweep -- --warm-up-time 1 --measurement-time 3
+//! Run: cargo bench --features bench --bench sweep -- --warm-up-time 1 --measurement-time 3
 
 use criterion::{criterion_group, criterion_main, Criterion};
 

@@ -5,8 +5,8 @@
 
 use std::path::Path;
 
+use crate::cmd::prelude::*;
 use herd_sim::chart::Tone;
-use predicates::prelude::*;
 
 use super::picture::Picture;
 

@@ -11,7 +11,6 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command as Process;
 
-use assert_cmd::cargo::cargo_bin;
 use yaml_rust2::{Yaml, YamlLoader};
 
 const SCHEDULER_VARIABLES: [&str; 7] = [
@@ -61,7 +60,7 @@ fn succeed(command: &mut Process) -> String {
 /// `herd-sim sweep ARGS --out OUT` on one machine: what every deployment must reproduce.
 fn one_machine(args: &[&str], out: &Path) -> Vec<u8> {
     succeed(
-        process(cargo_bin("herd-sim"))
+        process(env!("CARGO_BIN_EXE_herd-sim"))
             .arg("sweep")
             .args(args)
             .arg("--out")
@@ -72,7 +71,7 @@ fn one_machine(args: &[&str], out: &Path) -> Vec<u8> {
 
 /// `PATH` with the folder of the herd-sim under test first (and `extra` before it).
 fn path_with(extra: Option<&Path>) -> std::ffi::OsString {
-    let bin = cargo_bin("herd-sim");
+    let bin = Path::new(env!("CARGO_BIN_EXE_herd-sim"));
     let mut dirs: Vec<PathBuf> = extra.map(Path::to_path_buf).into_iter().collect();
     dirs.push(bin.parent().unwrap().to_path_buf());
     dirs.extend(std::env::split_paths(
@@ -337,7 +336,11 @@ fn run_pod(c: &Container, extra_env: &[(&str, String)], root: &Path) {
             a
         })
         .collect();
-    succeed(process(cargo_bin("herd-sim")).args(&args).envs(&env));
+    succeed(
+        process(env!("CARGO_BIN_EXE_herd-sim"))
+            .args(&args)
+            .envs(&env),
+    );
 }
 
 #[test]

@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use predicates::prelude::*;
+use crate::cmd::prelude::*;
 use serde_json::Value;
 
 use crate::herd_sim;

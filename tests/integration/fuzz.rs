@@ -293,7 +293,7 @@ fn csv_corpus() -> Vec<Vec<u8>> {
         .take(9)
         .map(|line| format!("{line}\n"))
         .collect();
-    let tidy = assert_cmd::Command::cargo_bin("herd-sim")
+    let tidy = crate::cmd::Command::cargo_bin("herd-sim")
         .unwrap()
         .args([
             "sweep",

@@ -6,7 +6,7 @@ use std::path::Path;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use assert_cmd::Command;
+use crate::cmd::Command;
 
 fn herd() -> Command {
     Command::cargo_bin("herd-sim").unwrap()
@@ -197,7 +197,7 @@ fn a_second_process_on_the_same_sweep_output_is_refused_and_damages_nothing() {
         "--threads",
         "1",
     ];
-    let mut first = std::process::Command::new(assert_cmd::cargo::cargo_bin("herd-sim"))
+    let mut first = std::process::Command::new(env!("CARGO_BIN_EXE_herd-sim"))
         .args(long)
         .arg("--out")
         .arg(&out)
@@ -254,7 +254,7 @@ fn a_second_process_on_the_same_sweep_output_is_refused_and_damages_nothing() {
 /// which std's thread builder, and so rayon, reads): more than any address space, so every
 /// spawn fails at once, deterministically, while the main thread runs as usual.
 fn herd_without_threads(args: &[&str]) -> std::process::Output {
-    std::process::Command::new(assert_cmd::cargo::cargo_bin("herd-sim"))
+    std::process::Command::new(env!("CARGO_BIN_EXE_herd-sim"))
         .env("RUST_MIN_STACK", (1u64 << 60).to_string())
         .env_remove("RAYON_NUM_THREADS")
         .args(args)

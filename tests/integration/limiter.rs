@@ -2,7 +2,7 @@
 //! through the real binary, conservation (served + refused = requests, windows sum to the
 //! total), jitter against a shared bucket, hidden headers, and bad input.
 
-use assert_cmd::Command;
+use crate::cmd::Command;
 use serde_json::Value;
 
 const ONE_CLIENT: &str = "configs/fixed-window-one-client.toml";

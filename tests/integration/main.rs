@@ -1,9 +1,10 @@
 //! Integration tests: one binary (`autotests = false`), one module per capability, driving the
-//! real `herd-sim` binary with assert_cmd where the command line is what is tested.
+//! real `herd-sim` binary (through [`cmd`]) where the command line is what is tested.
 
 mod browser;
 mod budgets;
 mod charts;
+mod cmd;
 mod control;
 mod core;
 mod deploy;
@@ -22,8 +23,8 @@ mod shard;
 mod sweep;
 
 /// The `herd-sim` binary built for these tests.
-pub fn herd_sim() -> assert_cmd::Command {
-    assert_cmd::Command::cargo_bin("herd-sim").unwrap()
+pub fn herd_sim() -> cmd::Command {
+    cmd::Command::cargo_bin("herd-sim").unwrap()
 }
 
 /// Runs `herd-sim` with `args`, which must succeed, and returns its standard output.

@@ -24,7 +24,7 @@ use std::fs;
 use std::path::Path;
 use std::time::Duration;
 
-use assert_cmd::Command;
+use crate::cmd::Command;
 
 use herd_sim::config::ScenarioFile;
 use herd_sim::experiment;
@@ -155,7 +155,7 @@ fn scratch() -> tempfile::TempDir {
 
 /// Runs the repository's script `script` with `args` through bash in `dir`; asserts exit 0.
 fn run_script(dir: &Path, script: &str, args: &[String], at: usize) {
-    let bin = assert_cmd::cargo::cargo_bin("herd-sim");
+    let bin = Path::new(env!("CARGO_BIN_EXE_herd-sim"));
     let mut path = vec![bin.parent().unwrap().to_path_buf()];
     path.extend(std::env::split_paths(
         &std::env::var_os("PATH").unwrap_or_default(),

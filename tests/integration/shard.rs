@@ -5,7 +5,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use assert_cmd::Command;
+use crate::cmd::Command;
 
 /// The variables `--shard auto` reads: removed from every child, so that a test run inside a
 /// real Slurm or Kubernetes job is not steered by it.

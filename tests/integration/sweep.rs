@@ -194,7 +194,7 @@ fn a_killed_sweep_resumes_to_the_uninterrupted_file() {
         "--threads",
         "2",
     ];
-    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("herd-sim"))
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_herd-sim"))
         .arg("sweep")
         .args(grid)
         .args(["--out", cut.to_str().unwrap()])
