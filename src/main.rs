@@ -11,7 +11,9 @@ use std::process::ExitCode;
 use anyhow::Context;
 
 use herd_sim::chart::{ChartError, DataTable, HistogramChart, ImageFormat, LineChart, SeriesChart};
-use herd_sim::config::{check_requests, ConfigError, ScenarioFile, DEFAULT_MAX_REQUESTS};
+use herd_sim::config::{
+    check_requests, check_work, ConfigError, ScenarioFile, DEFAULT_MAX_REQUESTS,
+};
 use herd_sim::experiment;
 use herd_sim::fixture::{Fixture, FixtureError};
 use herd_sim::output::OutputFile;
@@ -67,8 +69,11 @@ fn run(args: RunArgs) -> anyhow::Result<()> {
     // any thread starts: bad input fails at once whatever --threads, and an unstartable pool
     // is said once, not as a panic of rayon's global pool.
     let run = validate_run(file, &args)?;
+    // Last, once everything else is valid: a huge run needs --yes, and is then announced
+    // (once its outputs are open, just before it runs).
+    let note = check_work(run.scenario.work_estimate(), "run", args.yes)?;
     let pool = sweep::thread_pool(Some(run.scenario.threads))?;
-    pool.install(|| execute_run(run, &args))
+    pool.install(|| execute_run(run, &args, note))
 }
 
 /// A plain run once every input is checked.
@@ -155,7 +160,9 @@ fn validate_run(file: ScenarioFile, args: &RunArgs) -> anyhow::Result<ValidRun<'
     })
 }
 
-fn execute_run(run: ValidRun<'_>, args: &RunArgs) -> anyhow::Result<()> {
+/// Runs a validated run; `note` (a huge run's work estimate, allowed by `--yes`) is said
+/// once the outputs are open.
+fn execute_run(run: ValidRun<'_>, args: &RunArgs, note: Option<String>) -> anyhow::Result<()> {
     // Fail on an unwritable path before simulating anything.
     let out = args.out.as_deref().map(create_output).transpose()?;
     let series_out = run.series_out.map(create_output).transpose()?;
@@ -164,6 +171,9 @@ fn execute_run(run: ValidRun<'_>, args: &RunArgs) -> anyhow::Result<()> {
         .into_iter()
         .map(|(path, format)| Ok((create_output(path)?, format)))
         .collect::<anyhow::Result<Vec<_>>>()?;
+    if let Some(note) = note {
+        eprintln!("note: {note}");
+    }
     let report = experiment::run(&run.scenario);
     let bytes = Format::from(args.format).exporter().serialize(&report)?;
     match out {
@@ -254,10 +264,16 @@ fn sweep(args: SweepArgs) -> anyhow::Result<()> {
             (plan, Some(run))
         }
     };
+    // Refused in `Plan::new` without --yes; with it, said once the output is open.
+    let what = if shard.is_some() { "shard" } else { "sweep" };
+    let note = check_work(plan.work_estimate(), what, args.yes)?;
     // Threads started after the input is validated and before the output is opened.
     let pool = sweep::thread_pool(args.threads.map(|n| n as usize))?;
     // Opened before anything is simulated: a bad path fails at once.
     let sink = RowSink::open(&plan, &destination, start)?;
+    if let Some(note) = note {
+        eprintln!("note: {note}");
+    }
     if let Some(run) = &shard {
         run.begin()?;
     }

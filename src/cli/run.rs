@@ -148,6 +148,11 @@ pub struct RunArgs {
     /// Refuse runs estimated to need more memory than this, e.g. 512MiB, 16GiB [default: 16GiB].
     #[arg(long, value_name = "SIZE", value_parser = parse_size)]
     pub memory_limit: Option<u64>,
+
+    /// Run work estimated past 3000000000 events (about 5 minutes) instead of refusing it;
+    /// the estimate is printed on stderr.
+    #[arg(long)]
+    pub yes: bool,
 }
 
 /// Flags of the rate-limited servers (`--server fixed-window | sliding-window | token-bucket`).

@@ -57,6 +57,11 @@ pub struct SweepArgs {
     #[arg(long, value_name = "N", value_parser = parse_whole)]
     pub max_requests: Option<u64>,
 
+    /// Run a sweep (or shard) whose work is estimated past 3000000000 events (about 5
+    /// minutes) instead of refusing it; the estimate is printed on stderr.
+    #[arg(long)]
+    pub yes: bool,
+
     /// No progress bar (it is hidden anyway when stderr is not a terminal).
     #[arg(long)]
     pub quiet: bool,
@@ -200,6 +205,7 @@ impl SweepArgs {
                 .unwrap_or(DEFAULT_MAX_CELLS),
             max_requests: self.max_requests.unwrap_or(DEFAULT_MAX_REQUESTS),
             threads: self.threads.map(|n| n as usize),
+            yes: self.yes,
         };
         let destination = if self.out.as_os_str() == "-" {
             Destination::Stdout

@@ -35,7 +35,10 @@ pub use client::{LatencyText, StrategyList};
 pub use memory::{default_threads, human_bytes, reservable, MemoryEstimate};
 pub use output::Published;
 pub use preset::{presets_table, Preset, PRESETS};
-pub use requests::{check_requests, DEFAULT_MAX_REQUESTS};
+pub use requests::{
+    check_requests, check_work, describe_work, CALL_LOOP_SETUP_EVENTS, DEFAULT_MAX_REQUESTS,
+    EVENTS_PER_SECOND, RUN_SETUP_EVENTS, WORK_THRESHOLD,
+};
 pub use server::{LimitedModel, LimiterRule, ServerFile, ServerModel, SERVER_MODELS};
 pub use workload::{Bound, DistText, IntervalText, Intervals, RateText};
 
@@ -98,6 +101,18 @@ pub enum ConfigError {
         estimate: String,
         /// The limit in force.
         limit: u64,
+    },
+    /// The run's work estimate is past [`WORK_THRESHOLD`] and `--yes` was not given.
+    #[error(
+        "this {what}'s work estimate is {estimate}, over the {threshold} events (about {minutes} min) run without asking; narrow it, or run it anyway with --yes",
+        threshold = WORK_THRESHOLD,
+        minutes = WORK_THRESHOLD / EVENTS_PER_SECOND / 60
+    )]
+    TooMuchWork {
+        /// `run`, `sweep` or `shard`.
+        what: &'static str,
+        /// The estimate in events and time ([`describe_work`]).
+        estimate: String,
     },
     /// A config file could not be read or parsed.
     #[error("{path}: {message}")]

@@ -1,7 +1,9 @@
 //! What a run costs in work before it starts: an upper bound on the requests it sends (the
 //! requests estimate), checked against `--max-requests`, so that a valid but huge run (four
 //! billion clients, a million seeds of a large grid) is refused up front, naming the estimate
-//! and the flag that allows it, instead of running for hours.
+//! and the flag that allows it, instead of running for hours; and the work estimate (events
+//! to simulate, each run's setup counted), which past [`WORK_THRESHOLD`] — minutes of work —
+//! needs the user's `--yes` instead of running silently.
 
 use super::{ConfigError, Scenario};
 use crate::engine::Work;
@@ -10,7 +12,58 @@ use crate::engine::Work;
 /// of work on the event queue, far above every experiment of the README.
 pub const DEFAULT_MAX_REQUESTS: u64 = 10_000_000_000;
 
+/// The simulator's speed the work estimate is turned into time with: about 10 M events a
+/// second on one core (the overload bench measured 10.26 M on the call loop and 13.96 M
+/// requests/s for the down herd in one run).
+pub const EVENTS_PER_SECOND: u128 = 10_000_000;
+
+/// The most work run without `--yes`: 3 000 000 000 events, about five minutes at
+/// [`EVENTS_PER_SECOND`]. A normal run stays far below it (10 M clients, 4 retries and all
+/// nine strategies are 450 M events); a million replicates of a large run does not.
+pub const WORK_THRESHOLD: u128 = 3_000_000_000;
+
+/// The fixed work of one run on the herd paths, in events: building its tally, server and
+/// generators and summarising it. A one-client run measured about 1 µs (10 events' worth).
+pub const RUN_SETUP_EVENTS: u128 = 10;
+
+/// The fixed work of one call-loop run, in events: its series and two latency sketches of
+/// 64 KiB; a one-client run measured about 15 µs (150 events' worth).
+pub const CALL_LOOP_SETUP_EVENTS: u128 = 150;
+
 impl Scenario {
+    /// Attempts one run simulates at most: [`Scenario::requests_per_run`], or on the call
+    /// loop, whose Poisson arrivals start calls beyond the clients, `retries + 1` for each
+    /// call it can start ([`Scenario::call_bound`]) if more.
+    pub fn attempts_per_run(&self) -> u128 {
+        let requests = self.requests_per_run();
+        if !self.run_spec(self.strategies[0]).uses_call_loop() {
+            return requests;
+        }
+        requests.max(
+            self.call_bound()
+                .saturating_mul(u128::from(self.retries) + 1),
+        )
+    }
+
+    /// Events one run (one strategy, one replicate) simulates at most: an attempt each
+    /// ([`Scenario::attempts_per_run`]) and the run's setup ([`RUN_SETUP_EVENTS`], or
+    /// [`CALL_LOOP_SETUP_EVENTS`] on the call loop).
+    pub fn work_per_run(&self) -> u128 {
+        let setup = if self.run_spec(self.strategies[0]).uses_call_loop() {
+            CALL_LOOP_SETUP_EVENTS
+        } else {
+            RUN_SETUP_EVENTS
+        };
+        self.attempts_per_run().saturating_add(setup)
+    }
+
+    /// Events the whole run simulates at most: [`Scenario::work_per_run`] for every strategy
+    /// and replicate. Checked with [`check_work`].
+    pub fn work_estimate(&self) -> u128 {
+        self.work_per_run()
+            .saturating_mul(self.strategies.len() as u128 * u128::from(self.replicates))
+    }
+
     /// Most requests one run (one strategy, one replicate) can send: each item a client takes
     /// costs at most `retries + 1` requests; with `--items K` every client takes K items, with a
     /// shared pool of P items at most P are completed and each client abandons at most one.
@@ -41,6 +94,42 @@ pub fn check_requests(estimate: u128, limit: u64) -> Result<(), ConfigError> {
         });
     }
     Ok(())
+}
+
+/// A work estimate for messages: the events and about how long they take at
+/// [`EVENTS_PER_SECOND`] (`5000000000 events (about 8 min at ~10 M events/s)`).
+pub fn describe_work(events: u128) -> String {
+    let seconds = events / EVENTS_PER_SECOND;
+    let duration = match seconds {
+        0..=89 => format!("{seconds} s"),
+        90..=5_399 => format!("{} min", (seconds + 30) / 60),
+        5_400..=172_799 => format!("{:.1} h", seconds as f64 / 3600.0),
+        _ => format!("{} days", (seconds + 43_200) / 86_400),
+    };
+    format!("{events} events (about {duration} at ~10 M events/s)")
+}
+
+/// Refuses work past [`WORK_THRESHOLD`] unless `yes` (`--yes`): one line naming the estimate,
+/// the threshold and the flag. `what` names the work (`run`, `sweep`, `shard`). With `yes`,
+/// returns the note to print before running it; `None` when under the threshold.
+pub fn check_work(
+    events: u128,
+    what: &'static str,
+    yes: bool,
+) -> Result<Option<String>, ConfigError> {
+    if events <= WORK_THRESHOLD {
+        return Ok(None);
+    }
+    if !yes {
+        return Err(ConfigError::TooMuchWork {
+            what,
+            estimate: describe_work(events),
+        });
+    }
+    Ok(Some(format!(
+        "this {what}'s work estimate is {}; running it (--yes)",
+        describe_work(events)
+    )))
 }
 
 #[cfg(test)]
@@ -79,5 +168,81 @@ mod tests {
             "{e}"
         );
         assert!(check_requests(u128::from(DEFAULT_MAX_REQUESTS), DEFAULT_MAX_REQUESTS).is_ok());
+    }
+
+    #[test]
+    fn the_work_estimate_counts_each_request_and_each_runs_setup() {
+        let work = |text: &str| {
+            ScenarioFile::parse(text, Some("toml"))
+                .unwrap()
+                .validate_on(Some(1))
+                .unwrap()
+                .work_estimate()
+        };
+        // 10 M clients × 5 requests and 10 events of setup: 50 000 010, far under the
+        // threshold; against a limiter `all` is nine strategies: 450 000 090.
+        assert_eq!(work("clients = 10000000\n"), 50_000_010);
+        assert_eq!(
+            work("clients = 10000000\nstrategy = \"all\"\n[server]\nmodel = \"fixed-window\"\n"),
+            9 * 50_000_010
+        );
+        // A thousand replicates of it: 50 000 010 000, over the threshold.
+        assert_eq!(
+            work("clients = 10000000\nreplicates = 1000\n"),
+            50_000_010_000
+        );
+        // Ten million replicates of one client: (5 + 10) × 10 M.
+        assert_eq!(
+            work("clients = 1\nreplicates = 10000000\n[server]\nmodel = \"fixed-window\"\n"),
+            150_000_000
+        );
+        // A call-loop run's setup is 150 events: 2 clients × 5 requests + 150.
+        assert_eq!(work("clients = 2\n[server]\nmodel = \"capacity\"\n"), 160);
+        // Poisson arrivals at 1000/s for 60 s: 60 000 calls expected, bounded by
+        // 60 000 + 10 × √60 000 (2449.49) + 100 = 62 549.49, so 62 550 calls of 4 attempts
+        // (3 retries), whatever the 100 clients: 250 200 + 150.
+        assert_eq!(
+            work(
+                "clients = 100\nretries = 3\narrivals = \"poisson\"\nrate = \"1000/s\"\n\
+                 duration = \"60s\"\n[server]\nmodel = \"flaky\"\nfailure_rate = 0.1\n"
+            ),
+            250_350
+        );
+    }
+
+    #[test]
+    fn work_past_the_threshold_needs_yes_and_is_described_in_events_and_time() {
+        assert_eq!(check_work(WORK_THRESHOLD, "run", false), Ok(None));
+        assert_eq!(check_work(WORK_THRESHOLD, "run", true), Ok(None));
+        let e = check_work(50_000_010_000, "run", false)
+            .unwrap_err()
+            .to_string();
+        // 50 000 010 000 events at 10 M a second: 5000 s, 83 min.
+        assert_eq!(
+            e,
+            "this run's work estimate is 50000010000 events (about 83 min at ~10 M events/s), \
+             over the 3000000000 events (about 5 min) run without asking; narrow it, or run it \
+             anyway with --yes"
+        );
+        assert_eq!(
+            check_work(WORK_THRESHOLD + 1, "sweep", true).unwrap(),
+            Some(
+                "this sweep's work estimate is 3000000001 events (about 5 min at ~10 M \
+                 events/s); running it (--yes)"
+                    .into()
+            )
+        );
+        assert_eq!(
+            describe_work(899_999_999),
+            "899999999 events (about 89 s at ~10 M events/s)"
+        );
+        assert_eq!(
+            describe_work(54_000_000_000),
+            "54000000000 events (about 1.5 h at ~10 M events/s)"
+        );
+        assert_eq!(
+            describe_work(1_728_000_000_000),
+            "1728000000000 events (about 2 days at ~10 M events/s)"
+        );
     }
 }

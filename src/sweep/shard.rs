@@ -34,7 +34,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::config::{check_requests, Scenario, ScenarioFile};
+use crate::config::{check_requests, check_work, Scenario, ScenarioFile};
 
 use super::sink::Destination;
 use super::{Layout, Plan, SweepError, SweepSpec};
@@ -432,7 +432,8 @@ pub struct RecordedSweep {
 }
 
 impl RecordedSweep {
-    /// The tidy sweep this record describes, with no limit on requests (a merge runs none).
+    /// The tidy sweep this record describes, with no limit on requests or work and one
+    /// thread's rows in memory (a merge runs none).
     pub fn spec(&self) -> SweepSpec {
         SweepSpec {
             base: self.base.clone(),
@@ -441,7 +442,8 @@ impl RecordedSweep {
             layout: Layout::Tidy,
             max_cells: self.max_cells,
             max_requests: u64::MAX,
-            threads: None,
+            threads: Some(1),
+            yes: true,
         }
     }
 }
@@ -583,15 +585,20 @@ impl ShardRun {
             seeds: spec.seeds,
             max_cells: spec.max_cells,
         };
-        // The request limit is the shard's: checked on its rows, not the grid's.
+        // The request limit and the work needing --yes are the shard's: checked on its
+        // rows, not the grid's.
         let limit = spec.max_requests;
+        let yes = spec.yes;
         let mut plan = Plan::new(SweepSpec {
             max_requests: u64::MAX,
+            yes: true,
             ..spec
         })?;
         let partition = Partition::of(&plan)?;
         let span = partition.range(shard);
         check_requests(partition.requests(span.clone()), limit)?;
+        plan.work = plan.work_of(span.clone())?;
+        check_work(plan.work, "shard", yes)?;
         let record = Record {
             format: RECORD_FORMAT.into(),
             version: VERSION.into(),

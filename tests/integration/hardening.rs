@@ -187,7 +187,7 @@ fn a_second_process_on_the_same_sweep_output_is_refused_and_damages_nothing() {
     let out = dir.path().join("s.csv");
     let lock = dir.path().join(".s.csv.lock");
     // Long enough to outlive the checks below (it is killed at the end): 1000 rows of 1 M
-    // clients on one thread.
+    // clients on one thread, allowed with --yes.
     let long = [
         "sweep",
         "--clients",
@@ -196,6 +196,7 @@ fn a_second_process_on_the_same_sweep_output_is_refused_and_damages_nothing() {
         "1000",
         "--threads",
         "1",
+        "--yes",
     ];
     let mut first = std::process::Command::new(env!("CARGO_BIN_EXE_herd-sim"))
         .args(long)
@@ -399,4 +400,82 @@ fn a_run_the_system_cannot_hold_is_one_error_line_not_an_abort() {
         "{e}"
     );
     assert!(fs::read_dir(dir.path()).unwrap().next().is_none());
+}
+
+#[test]
+fn huge_work_is_refused_without_yes_in_one_line_naming_the_estimate() {
+    // Worked by hand: a run's work is (clients × (retries + 1) + 10 events of setup) a
+    // strategy and replicate; a sweep row's is its requests and 1000 events of setup.
+    let cases: [(&[&str], &str); 3] = [
+        // 1000 replicates × (1 000 000 × 5 + 10) = 5 000 010 000 events: 500 s.
+        (
+            &["--clients", "1000000", "--replicates", "1000"],
+            "error: this run's work estimate is 5000010000 events (about 8 min at ~10 M events/s), over the 3000000000 events (about 5 min) run without asking; narrow it, or run it anyway with --yes",
+        ),
+        // 100 rows × (10 000 000 × 5 + 1000) = 5 000 100 000 events.
+        (
+            &["sweep", "--clients", "10000000", "--seeds", "100"],
+            "error: this sweep's work estimate is 5000100000 events (about 8 min at ~10 M events/s), over the 3000000000 events (about 5 min) run without asking; narrow it, or run it anyway with --yes",
+        ),
+        // The same grid with 200 seeds in two shards: the first holds 100 rows.
+        (
+            &["sweep", "--clients", "10000000", "--seeds", "200", "--shard", "0/2"],
+            "error: this shard's work estimate is 5000100000 events (about 8 min at ~10 M events/s)",
+        ),
+    ];
+    for (args, expected) in cases {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("out.csv");
+        let output = herd()
+            .args(args)
+            .arg("--out")
+            .arg(&out)
+            .timeout(Duration::from_secs(120))
+            .output()
+            .unwrap();
+        let stderr = text(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
+        assert!(stderr.starts_with(expected), "{args:?}: {stderr}");
+        assert_eq!(
+            fs::read_dir(dir.path()).unwrap().count(),
+            0,
+            "{args:?}: nothing written"
+        );
+    }
+}
+
+#[test]
+fn huge_work_with_yes_is_accepted_and_stops_only_at_an_unwritable_output() {
+    // Allowed with --yes, but the output cannot be written: the run stops there, before
+    // simulating anything, and says nothing of running it.
+    let dir = tempfile::tempdir().unwrap();
+    let blocker = dir.path().join("a-file");
+    fs::write(&blocker, "").unwrap();
+    for args in [
+        &["--clients", "1000000", "--replicates", "1000", "--yes"][..],
+        &["sweep", "--clients", "10000000", "--seeds", "100", "--yes"][..],
+    ] {
+        let output = herd()
+            .args(args)
+            .arg("--out")
+            .arg(blocker.join("out.csv"))
+            .timeout(Duration::from_secs(120))
+            .output()
+            .unwrap();
+        let stderr = text(&output.stderr);
+        assert_eq!(output.status.code(), Some(1), "{args:?}: {stderr}");
+        assert!(
+            stderr.starts_with("error: cannot write"),
+            "{args:?}: {stderr}"
+        );
+        assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
+    }
+    // A run under the threshold needs no --yes and says nothing more: 1000 × 5 + 10 events.
+    let output = herd()
+        .args(["--clients", "1000", "--yes", "--format", "csv"])
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    assert_eq!(text(&output.stderr), "");
 }

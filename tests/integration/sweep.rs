@@ -291,10 +291,10 @@ fn an_unwritable_output_fails_before_simulating() {
     let dir = tempfile::tempdir().unwrap();
     let blocker = dir.path().join("a-file");
     fs::write(&blocker, "").unwrap();
-    // A grid that would take hours: the error must come first.
+    // A grid that would take hours, allowed: the error must come first.
     let output = herd()
         .args(["sweep", "--clients", "10000000", "--seeds", "100000"])
-        .args(["--max-requests", "10000000000000"])
+        .args(["--max-requests", "10000000000000", "--yes"])
         .arg("--out")
         .arg(blocker.join("sweep.csv"))
         .timeout(Duration::from_secs(60))
