@@ -10,7 +10,6 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use super::{choose, invalid, ConfigError, ScenarioFile, ServerModel};
 use crate::engine::browser::{HiddenTimers, RetryAfterFormat, WhenHidden};
 use crate::engine::Browser;
-use crate::policy::control::Controls;
 
 /// `--headers-visible`: `true`, `false`, or the fraction of clients that can read the
 /// headers (`0.7`).
@@ -96,12 +95,8 @@ impl ScenarioFile {
         ]
     }
 
-    /// The validated browser options, given the validated server and retry controls.
-    pub(crate) fn browser(
-        &self,
-        server: &ServerModel,
-        controls: &Controls,
-    ) -> Result<Browser, ConfigError> {
+    /// The validated browser options, given the validated server.
+    pub(crate) fn browser(&self, server: &ServerModel) -> Result<Browser, ConfigError> {
         let headers_visible = match self.server.as_ref().and_then(|s| s.headers_visible) {
             Some(HeadersVisible(f)) => {
                 let f = fraction(
@@ -154,29 +149,19 @@ impl ScenarioFile {
             )?,
             skew: self.clock_skew.unwrap_or_default(),
         };
-        if browser.is_active() {
-            // `occ`'s clients make one write each; a retry control would count a paused
-            // call's redrawn retry twice.
-            let elsewhere = match server {
-                ServerModel::Occ => Some("--server occ"),
-                _ if !controls.is_none() => {
-                    Some("retry controls (--budget, --breaker, --throttle)")
-                }
-                _ => None,
-            };
-            if let Some(elsewhere) = elsewhere {
-                let (field, value) = self
-                    .browser_keys()
-                    .iter()
-                    .find(|(_, given)| *given)
-                    .map(|(field, _)| (*field, format!("given with {elsewhere}")))
-                    .unwrap_or(("--headers-visible", format!("a fraction, with {elsewhere}")));
-                return Err(invalid(
-                    field,
-                    value,
-                    "accepted: browser tabs with any server but occ, without retry controls",
-                ));
-            }
+        // `occ`'s clients make one write each, with no retry timer a tab could hold back.
+        if browser.is_active() && matches!(server, ServerModel::Occ) {
+            let (field, value) = self
+                .browser_keys()
+                .iter()
+                .find(|(_, given)| *given)
+                .map(|(field, _)| (*field, "given with --server occ".to_string()))
+                .unwrap_or(("--headers-visible", "a fraction, with --server occ".into()));
+            return Err(invalid(
+                field,
+                value,
+                "accepted: browser tabs with any server but occ",
+            ));
         }
         Ok(browser)
     }

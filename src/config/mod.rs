@@ -500,7 +500,7 @@ impl ScenarioFile {
             (items, None) => Work::Items(items.unwrap_or(1)),
         };
         let controls = controls(&whole, &server)?;
-        let browser = whole.browser(&server, &controls)?;
+        let browser = whole.browser(&server)?;
         let replicates = self.replicates.unwrap_or(1);
         if replicates == 0 {
             return Err(invalid(

@@ -43,10 +43,31 @@ const TABS_ON_CAPACITY: [&str; 30] = [
     "normal:0s,2s",
 ];
 
+/// Every kind of retry control at once, over the tabs: a bucket of 2 retries a process (one
+/// call each) denies every call's third retry.
+const CONTROLS: [&str; 6] = [
+    "--budget",
+    "token-bucket:capacity=2",
+    "--breaker",
+    "calls",
+    "--throttle",
+    "aws-adaptive",
+];
+
 #[test]
 fn tabs_on_the_call_loop_give_the_same_bytes_on_one_and_two_threads() {
-    for when_hidden in ["retry", "pause"] {
+    for (when_hidden, controls) in [
+        ("retry", &[][..]),
+        ("pause", &[]),
+        ("retry", &CONTROLS),
+        ("pause", &CONTROLS),
+    ] {
         let mut args = TABS_ON_CAPACITY.to_vec();
+        if !controls.is_empty() {
+            // Out for the whole run: every call spends what the bucket allows.
+            *args.iter_mut().find(|a| **a == "0s..20s").unwrap() = "0s..3600s";
+        }
+        args.extend(controls);
         args.extend(["--when-hidden", when_hidden, "--format", "json"]);
         let one = run(&[&args[..], &["--threads", "1"]].concat());
         let two = run(&[&args[..], &["--threads", "2"]].concat());
@@ -78,8 +99,21 @@ fn tabs_on_the_call_loop_give_the_same_bytes_on_one_and_two_threads() {
                 sum("succeeded") + n("timed_out") + n("refusals_read"),
                 "{when_hidden}"
             );
+            // Every call succeeded, failed (given up, denied, rejected locally) or is paused.
+            assert_eq!(
+                n("calls"),
+                n("succeeded") + n("gave_up") + n("paused"),
+                "{when_hidden} {controls:?}"
+            );
             if when_hidden == "pause" {
                 assert_eq!(count("retries_while_hidden"), 0);
+            }
+            if !controls.is_empty() {
+                // Each process's one call may retry twice, each retry charged once however
+                // its tab paused it, against a server that refuses everything: every call
+                // makes exactly 3 attempts and is denied its third retry.
+                assert_eq!(n("retries_denied"), n("calls"), "{when_hidden}");
+                assert_eq!(n("attempts"), 3 * n("calls"), "{when_hidden}");
             }
         }
     }
@@ -178,8 +212,8 @@ fn bad_browser_input_is_one_line_naming_the_flag_the_value_and_what_is_accepted(
             "is an empty range; accepted: uniform:LOW..HIGH with LOW below HIGH",
         ),
         (
-            &["--server", "capacity", "--hidden", "0.3", "--budget", "token-bucket"],
-            "error: invalid --hidden: given with retry controls (--budget, --breaker, --throttle); accepted: browser tabs with any server but occ, without retry controls",
+            &["--server", "occ", "--when-hidden", "pause"],
+            "error: invalid --when-hidden: given with --server occ; accepted: browser tabs with any server but occ",
         ),
         (
             &["fixture", &fixture],

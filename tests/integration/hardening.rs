@@ -57,7 +57,7 @@ fn clap_errors_are_one_line_naming_the_flag_the_value_and_what_is_accepted() {
         ),
         (
             &["--hidden", "0.4", "--server", "occ"],
-            "error: invalid --hidden: given with --server occ; accepted: browser tabs with any server but occ, without retry controls",
+            "error: invalid --hidden: given with --server occ; accepted: browser tabs with any server but occ",
         ),
         (
             &["fixture", "configs/scenarios.json", "--when-hidden", "pause"],

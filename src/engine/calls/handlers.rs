@@ -38,6 +38,8 @@ impl Loop<'_> {
             sent: now,
             held: 0,
             trial: false,
+            outcome: Outcome::Error,
+            charged: false,
         };
         let slot = match self.free.pop() {
             Some(slot) => {
@@ -95,7 +97,7 @@ impl Loop<'_> {
                 // No token yet (aws-adaptive): botocore sleeps before sending; the attempt
                 // asks again when the token is due.
                 Gate::Wait(wait) => {
-                    self.push(now + wait, Ev::Send { call: slot });
+                    self.push(now + wait, Ev::Wake { call: slot });
                     return;
                 }
             }
@@ -411,6 +413,7 @@ impl Loop<'_> {
                     return;
                 }
                 if t.rules.pauses(&mut t.tabs[call.process as usize], now) {
+                    call.outcome = outcome;
                     self.pause(slot);
                     return;
                 }
@@ -422,7 +425,9 @@ impl Loop<'_> {
         if let Decision::Retry { retry, delay } =
             policy.decide(call.retries_made, call.previous, hints, rng)
         {
+            // A retry the control allowed before its tab paused it is not judged twice.
             let allowed = match self.controls.get_mut(call.process as usize) {
+                _ if std::mem::take(&mut call.charged) => true,
                 Some(c) => c.allow_retry(&self.spec.controls, now, outcome, &mut call.held),
                 None => true,
             };

@@ -65,7 +65,7 @@ pub use overload::Overload;
 
 use crate::engine::browser::{Reading, Tab, TabRules};
 use crate::metrics::{Tally, WindowCursor};
-use crate::policy::control::ProcessControl;
+use crate::policy::control::{Outcome, ProcessControl};
 use crate::rng::{ClientRng, ClientSeeds};
 use crate::series::{recovered_at, OverloadTally, SeriesBuilder, Sketch};
 use crate::server::{Job, Server};
@@ -99,6 +99,12 @@ struct Call {
     held: u64,
     /// The call is a half-open breaker's trial.
     trial: bool,
+    /// How its last attempt ended, kept for a call paused before its strategy decided: the
+    /// retry control judges the retry when the tab is visible again, on that outcome.
+    outcome: Outcome,
+    /// Its retry, already allowed (and charged) by the retry control, was paused when its
+    /// timer came due in a hidden tab: redrawn once visible, it is not charged again.
+    charged: bool,
 }
 
 /// The answer travelling back.
@@ -140,7 +146,9 @@ enum Ev {
         call: u32,
         attempt: u32,
     },
-    /// A retry timer throttled in a hidden tab runs (browser tabs).
+    /// An attempt whose timer has run goes out: a retry timer throttled in a hidden tab
+    /// (browser tabs), or the end of a throttle's wait for a token (not a retry timer: a tab
+    /// sends it when it comes, hidden or not).
     Wake {
         call: u32,
     },

@@ -240,3 +240,115 @@ fn the_call_loop_and_the_herd_paths_count_the_same_tabs_alike() {
         }
     }
 }
+
+/// The flips of tab 0 of the run with `seed`: its first `n` visibility changes.
+fn flips(b: &Browser, seed: u64, n: usize) -> Vec<SimTime> {
+    let mut tab = Tab::new(b, seed, 0);
+    let mut out = Vec::new();
+    while out.len() < n {
+        let Some(f) = tab.next_flip() else { break };
+        out.push(f);
+        tab.advance(f, b.switch_mean);
+    }
+    out
+}
+
+#[test]
+fn a_retry_a_budget_allowed_and_a_hidden_tab_paused_is_charged_once() {
+    // One tab, visible at 0, pausing when hidden, timers unthrottled; the seed gives flips
+    // f (to hidden) before 1 s, g (visible) after 1 s and h (hidden) after g + 1 s. A token
+    // bucket holding one retry (capacity = cost = 1 token). Refused at 0 (out over [0, 1 s)),
+    // the tab is visible: the strategy waits its fixed 1 s and the bucket allows the retry
+    // (1 token → 0). At 1 s the tab is hidden: the retry pauses; at g it is redrawn (1 s)
+    // without a second charge, sent at g + 1 s and served. Charged twice, the empty bucket
+    // would deny it at g: one attempt, a denied retry.
+    let b = Browser {
+        switch_mean: Some(SimDuration::from_secs(2)),
+        when_hidden: WhenHidden::Pause,
+        timers: crate::engine::browser::HiddenTimers::None,
+        ..Browser::default()
+    };
+    let seed = (1..)
+        .find(|&seed| {
+            let f = flips(&b, seed, 3);
+            f.len() == 3 && f[0].0 < S && f[1].0 > S && f[2].0 > f[1].0 + S
+        })
+        .unwrap();
+    let g = flips(&b, seed, 3)[1];
+    let one_retry = crate::policy::control::Budget::TokenBucket {
+        deposit: 1000,
+        cost: 1000,
+        capacity: 1000,
+    };
+    for (out_s, attempts, succeeded, denied) in [(1, 2, 1, 0), (1000, 2, 0, 1)] {
+        let mut s = spec(1, Strategy::Fixed, SimDuration::from_secs(1), out_s, b);
+        s.seed = seed;
+        s.controls.budget = one_retry;
+        let (tally, totals) = simulate_calls(&s);
+        assert_eq!(
+            tally.first_retry,
+            Some(g + SimDuration::from_secs(1)),
+            "{out_s}"
+        );
+        // Out for 1000 s, the retry at g + 1 s is refused and the next one denied: the one
+        // token paid for exactly one retry.
+        assert_eq!(
+            (
+                totals.attempts,
+                totals.calls_succeeded,
+                totals.retries_denied
+            ),
+            (attempts, succeeded, denied),
+            "{out_s}"
+        );
+        let counts = tally.browser.unwrap();
+        assert_eq!((counts.retries_while_hidden, counts.paused), (0, 0));
+    }
+}
+
+#[test]
+fn a_call_paused_before_its_strategy_decided_is_judged_on_its_last_outcome() {
+    // One tab, hidden at 0 and pausing, flipping to visible at f. One worker busy for 10 s
+    // with the tab's first attempt, which times out at 1 s (before f, by the seed): the tab is
+    // hidden, so the call pauses undecided. At f the AWS quota (capacity 5, 5 a retry after
+    // an error, 10 after a timeout) judges the retry on the timeout: 10 > 5, denied. Judged
+    // as an error it would go (5 ≤ 5).
+    let b = Browser {
+        hidden: 1.0,
+        switch_mean: Some(SimDuration::from_secs(30)),
+        when_hidden: WhenHidden::Pause,
+        ..Browser::default()
+    };
+    let seed = seed_where(&b, |t| t.next_flip().unwrap().0 > S);
+    let mut s = spec(1, Strategy::Fixed, SimDuration::from_secs(1), 0, b);
+    s.seed = seed;
+    s.overload.triggers.outages.clear();
+    s.overload.timeout = Some(SimDuration::from_secs(1));
+    s.server = Server::Capacity(Capacity::new(CapacityRule {
+        workers: Some(1),
+        service: Dist::Fixed(SimDuration::from_secs(10)),
+        ..CapacityRule::default()
+    }));
+    s.controls.budget = crate::policy::control::Budget::AwsStandard {
+        capacity: 5,
+        cost: 5,
+        timeout_cost: 10,
+        success_increment: 1,
+    };
+    let (_, totals) = simulate_calls(&s);
+    assert_eq!(
+        (totals.attempts, totals.timed_out, totals.retries_denied),
+        (1, 1, 1)
+    );
+    assert_eq!(totals.calls_failed, 1);
+}
+
+#[test]
+fn a_call_slot_still_fits_the_48_bytes_the_memory_estimate_counts() {
+    // config/memory.rs counts 48 B a call slot; the tab fields (outcome, charged) fit in it.
+    assert!(
+        std::mem::size_of::<Call>() <= 48,
+        "{}",
+        std::mem::size_of::<Call>()
+    );
+}
