@@ -20,21 +20,21 @@ fn aggregate_row_peak(seeds: u64) -> (Vec<String>, usize) {
 }
 
 #[test]
-fn an_aggregate_cells_memory_is_flat_from_a_thousand_to_a_hundred_thousand_seeds() {
+fn an_aggregate_cells_memory_is_flat_from_a_thousand_to_thirty_thousand_seeds() {
     let _serial = serial();
     let (small, small_peak) = aggregate_row_peak(1_000);
-    let (large, large_peak) = aggregate_row_peak(100_000);
+    let (large, large_peak) = aggregate_row_peak(30_000);
     // Every seed sends exactly one request at 0 s and nothing else happens: every figure is
     // the same at any seed count (mean the value, sd 0, the interval the mean); only the
     // `seeds` column differs.
     let differing: Vec<(&String, &String)> =
         small.iter().zip(&large).filter(|(a, b)| a != b).collect();
-    assert_eq!(differing, [(&"1000".to_string(), &"100000".to_string())]);
+    assert_eq!(differing, [(&"1000".to_string(), &"30000".to_string())]);
     assert!(small.contains(&"1".to_string()) && small.contains(&"0".to_string()));
-    // Keeping every seed's value of every metric (8 B each, 15 metrics) would add 11 MiB
+    // Keeping every seed's value of every metric (8 B each, 15 metrics) would add 3.4 MiB
     // between the two; streamed, the peaks are equal but for allocator noise.
     assert!(
         large_peak <= small_peak + 4096,
-        "1 000 seeds: {small_peak} B, 100 000 seeds: {large_peak} B"
+        "1 000 seeds: {small_peak} B, 30 000 seeds: {large_peak} B"
     );
 }
