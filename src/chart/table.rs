@@ -179,9 +179,10 @@ pub fn plain(text: &str) -> String {
 /// Columns named in full in a message; a longer header is cut with a count.
 pub const LISTED_COLUMNS: usize = 40;
 
-/// Levenshtein distance between two short names (by characters). Names of columns are short;
-/// the caller only compares names whose lengths differ by a few characters.
-fn edit_distance(a: &str, b: &str) -> usize {
+/// Levenshtein distance between two short names (by characters): columns here, and the
+/// command line's flags (whether clap's nearest flag is a likely slip). Names are short; the
+/// callers only compare names whose lengths differ by a few characters.
+pub fn edit_distance(a: &str, b: &str) -> usize {
     let b: Vec<char> = b.chars().collect();
     let mut row: Vec<usize> = (0..=b.len()).collect();
     for (i, ca) in a.chars().enumerate() {

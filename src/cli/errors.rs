@@ -4,6 +4,8 @@
 use clap::error::{ContextKind, ContextValue, ErrorKind};
 use clap::CommandFactory;
 
+pub(crate) use herd_sim::chart::table::edit_distance;
+
 use super::Cli;
 
 /// A clap error as one line, without the `error: ` prefix: the offending flag and value, what
@@ -88,12 +90,17 @@ pub fn one_line(error: &clap::Error) -> String {
             });
             let hint = if plain_run_flag && command != "herd-sim" {
                 format!("{given} is an option of a plain run (`herd-sim {given} ...`), not of `{command}`")
-            } else if !owners.is_empty() && command == "herd-sim" {
+            } else if !foreign_owners(&owners, &command).is_empty() {
+                let owners = foreign_owners(&owners, &command);
                 let mut hint = format!(
                     "{given} belongs to `herd-sim {}`",
                     owners.join("` and `herd-sim ")
                 );
-                if let Some(s) = text(ContextKind::SuggestedArg) {
+                // Clap's nearest flag only when it is a likely slip (`--seeds` for `--seed`),
+                // not whatever flag is least unlike (`--aggregate` → `--failure-rate`).
+                if let Some(s) = text(ContextKind::SuggestedArg)
+                    .filter(|s| edit_distance(flag_name(s).as_str(), &given) <= 1)
+                {
                     hint.push_str(&format!("; or did you mean '{s}'?"));
                 }
                 hint
@@ -167,6 +174,17 @@ pub fn one_line(error: &clap::Error) -> String {
         }
         _ => generic_one_line(error, &see_help),
     }
+}
+
+/// `owners` (subcommands accepting a flag) other than the one being typed, `command`
+/// (`herd-sim sweep` → every owner but `sweep`; a plain run, `herd-sim`, → all of them).
+fn foreign_owners<'a>(owners: &'a [String], command: &str) -> Vec<&'a str> {
+    let current = command.strip_prefix("herd-sim").unwrap_or(command).trim();
+    owners
+        .iter()
+        .map(String::as_str)
+        .filter(|owner| *owner != current)
+        .collect()
 }
 
 /// The subcommands that accept the long flag `given` (`--seeds` → `sweep`).

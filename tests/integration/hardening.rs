@@ -479,3 +479,42 @@ fn huge_work_with_yes_is_accepted_and_stops_only_at_an_unwritable_output() {
     assert!(output.status.success());
     assert_eq!(text(&output.stderr), "");
 }
+
+#[test]
+fn a_sweep_plot_or_fixture_flag_on_a_plain_run_names_its_subcommand() {
+    let cases: [(&[&str], &str); 14] = [
+        (&["--aggregate"], "sweep` and `herd-sim merge"),
+        (&["--resume"], "sweep"),
+        (&["--seeds", "3"], "sweep"),
+        (&["--quiet"], "sweep"),
+        (&["--max-cells", "3"], "sweep"),
+        (&["--shard", "0/2"], "sweep"),
+        (&["--shards", "2"], "sweep"),
+        (&["--x", "clients"], "plot"),
+        (&["--y", "peak"], "plot"),
+        (&["--by", "strategy"], "plot"),
+        (&["--where", "base=1"], "plot"),
+        (&["--log-x"], "plot"),
+        (&["--log-y"], "plot"),
+        (&["--check"], "fixture"),
+    ];
+    for (args, owner) in cases {
+        let output = herd().args(args).output().unwrap();
+        let stderr = text(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
+        let flag = args[0];
+        assert!(
+            stderr.starts_with(&format!(
+                "error: unexpected argument '{flag}' for `herd-sim`"
+            )) && stderr.contains(&format!("(hint: {flag} belongs to `herd-sim {owner}`")),
+            "{args:?}: {stderr}"
+        );
+        // No far-fetched flag of a plain run (`--aggregate` → `--failure-rate`); `--seeds`
+        // may still be a slip for `--seed`.
+        match flag {
+            "--seeds" => assert!(stderr.contains("or did you mean '--seed'?"), "{stderr}"),
+            _ => assert!(!stderr.contains("did you mean"), "{args:?}: {stderr}"),
+        }
+    }
+}
