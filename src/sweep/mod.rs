@@ -20,6 +20,7 @@
 //! Every cell is validated before any is simulated. The library never imports clap; the
 //! binary's `cli` module turns flags into a [`SweepSpec`].
 
+pub mod columns;
 pub mod file;
 pub mod merge;
 pub mod parameter;
@@ -36,13 +37,11 @@ use crate::config::{
     check_requests, check_work, default_threads, human_bytes, ConfigError, Scenario, ScenarioFile,
     DEFAULT_MAX_REQUESTS, DEFAULT_SEED,
 };
-use crate::experiment::run_one;
-use crate::metrics::{Summary, Tally};
-use crate::overload::CallLoopResult;
-use crate::policy::Strategy;
 use crate::rng::derive_seed;
-use crate::time::SimDuration;
 
+pub use self::columns::{
+    call_metric_values, metric_names, metric_values, CALL_METRICS, TAB_METRICS,
+};
 use self::parameter::{parse_axis, Axis, Value, PARAMETERS};
 use self::sink::RowSink;
 use self::stats::{Accumulator, Described, STATISTICS};
@@ -615,124 +614,6 @@ impl Plan {
         }
         Ok(fields)
     }
-}
-
-impl Plan {
-    /// Runs `strategy` of `scenario` once and returns its metric fields, in column order.
-    fn run_metrics(&self, scenario: &Scenario, strategy: Strategy) -> Vec<String> {
-        let result = run_one(scenario, strategy);
-        let mut summary = result.summary;
-        summary.attempts = self.attempts.then_some(summary.requests);
-        // The tab counts go in their own columns, after the call loop's, in every row.
-        let tabs = [
-            summary.hidden_clients.take(),
-            summary.retries_while_hidden.take(),
-            summary.paused.take(),
-            summary.early_retries.take(),
-        ];
-        let mut values = metric_values(&summary);
-        if self.calls {
-            values.extend(call_metric_values(result.calls.as_ref()));
-        }
-        if self.tabs {
-            values.extend(tabs.map(|n| n.map_or(String::new(), |n| n.to_string())));
-        }
-        values
-    }
-}
-
-/// The metric columns a call-loop run adds (after [`Summary`]'s and `attempts`), in order.
-/// `recovered_at_s` is empty when the run has no trigger or never recovers; `stuck` is 1 when
-/// it has a trigger and never recovers, 0 when it recovers, empty without a trigger, so its
-/// aggregate mean is the fraction of seeds that never recover (a collapse probability).
-/// `retries_denied` and `calls_rejected_locally` are the retry controls' counts (0 without).
-pub const CALL_METRICS: [&str; 12] = [
-    "calls",
-    "amplification",
-    "goodput_pct",
-    "retries_denied",
-    "calls_rejected_locally",
-    "timed_out",
-    "refusals_read",
-    "latency_p50_s",
-    "latency_p99_s",
-    "abandoned_work_s",
-    "recovered_at_s",
-    "stuck",
-];
-
-/// The metric columns a run with browser tabs adds (after the call loop's), in order: the
-/// summary's tab counts, empty for a cell without tabs.
-pub const TAB_METRICS: [&str; 4] = [
-    "hidden_clients",
-    "retries_while_hidden",
-    "paused",
-    "early_retries",
-];
-
-/// The fields of [`CALL_METRICS`] for one run (all empty for a run off the call loop).
-pub fn call_metric_values(calls: Option<&CallLoopResult>) -> Vec<String> {
-    let Some(c) = calls else {
-        return vec![String::new(); CALL_METRICS.len()];
-    };
-    let optional = |v: Option<f64>| v.map(|v| v.to_string()).unwrap_or_default();
-    vec![
-        c.calls.to_string(),
-        c.amplification.to_string(),
-        c.goodput_pct.to_string(),
-        c.retries_denied.to_string(),
-        c.calls_rejected_locally.to_string(),
-        c.timed_out.to_string(),
-        c.refusals_read.to_string(),
-        optional(c.latency_p50_s),
-        optional(c.latency_p99_s),
-        c.abandoned_work_s.to_string(),
-        optional(c.recovered_at_s),
-        match c.trigger_end_s {
-            None => String::new(),
-            Some(_) => u8::from(c.stuck()).to_string(),
-        },
-    ]
-}
-
-/// The metric columns: the fields of [`Summary`] in declaration order, so a metric added there
-/// appears in every sweep without touching this module; `attempts` only when `attempts` (a
-/// sweep with an `occ` cell), so that other sweeps keep their columns.
-pub fn metric_names(attempts: bool) -> Vec<String> {
-    let summary = Summary::with_attempts(&Tally::new(SimDuration::from_millis(100)), attempts);
-    summary_csv(&summary)
-        .map(|(header, _)| header)
-        .unwrap_or_default()
-}
-
-/// The metric fields of one run, from [`Summary`]'s CSV serialisation, with fractional
-/// numbers in the shortest form that reads back exactly (`1` rather than `1.0`), as in every
-/// other CSV of herd-sim.
-pub fn metric_values(summary: &Summary) -> Vec<String> {
-    let fields = summary_csv(summary)
-        .map(|(_, values)| values)
-        .unwrap_or_default();
-    fields
-        .into_iter()
-        .map(|field| {
-            let fractional = field.contains(['.', 'e', 'E']);
-            match field.parse::<f64>() {
-                Ok(number) if fractional => number.to_string(),
-                _ => field,
-            }
-        })
-        .collect()
-}
-
-/// Serialises a summary through the csv crate and reads the header and the record back.
-fn summary_csv(summary: &Summary) -> Option<(Vec<String>, Vec<String>)> {
-    let mut writer = csv::Writer::from_writer(Vec::new());
-    writer.serialize(summary).ok()?;
-    let bytes = writer.into_inner().ok()?;
-    let mut reader = csv::Reader::from_reader(bytes.as_slice());
-    let header = reader.headers().ok()?.iter().map(String::from).collect();
-    let record = reader.records().next()?.ok()?;
-    Some((header, record.iter().map(String::from).collect()))
 }
 
 /// Runs every row of `plan` not yet in `sink`, in parallel on `threads` threads (all cores
