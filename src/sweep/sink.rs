@@ -23,7 +23,7 @@
 
 use std::collections::BTreeMap;
 use std::fs::{self, File, OpenOptions};
-use std::io::{self, Write};
+use std::io::{self, BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 
 use super::{Plan, SweepError};
@@ -91,6 +91,24 @@ fn complete_lines(bytes: &[u8]) -> &[u8] {
     }
 }
 
+/// The length of `file`'s complete lines (through its last newline), read a block at a time.
+fn complete_length(file: File) -> io::Result<u64> {
+    let mut reader = BufReader::with_capacity(64 << 10, file);
+    let (mut offset, mut end) = (0u64, 0u64);
+    loop {
+        let block = reader.fill_buf()?;
+        if block.is_empty() {
+            return Ok(end);
+        }
+        if let Some(last) = block.iter().rposition(|&b| b == b'\n') {
+            end = offset + last as u64 + 1;
+        }
+        let read = block.len();
+        offset += read as u64;
+        reader.consume(read);
+    }
+}
+
 impl RowSink {
     /// Opens the output before anything is simulated, so a path that cannot be written fails
     /// at once; with [`Start::Resume`], reads back and checks what an earlier run wrote.
@@ -138,15 +156,15 @@ impl RowSink {
         // Before anything is read or truncated: another process may be growing this file.
         let lock = Some(OutputLock::acquire(path)?);
         let existing = match start {
-            Start::Resume => match fs::read(path) {
-                Ok(bytes) => complete_lines(&bytes).to_vec(),
-                Err(e) if e.kind() == io::ErrorKind::NotFound => Vec::new(),
+            Start::Resume => match File::open(path) {
+                Ok(file) => complete_length(file).map_err(io_error)?,
+                Err(e) if e.kind() == io::ErrorKind::NotFound => 0,
                 Err(e) => return Err(io_error(e)),
             },
-            Start::Fresh => Vec::new(),
+            Start::Fresh => 0,
         };
         let journal_path = journal_path(path);
-        if existing.is_empty() {
+        if existing == 0 {
             // Nothing to carry on from (or starting over): a fresh file and an empty journal.
             let out = File::create(path).map_err(io_error)?;
             let journal = Journal::create(&journal_path).map_err(io_error)?;
@@ -161,13 +179,15 @@ impl RowSink {
             sink.write_out(&line(&plan.header()))?;
             return Ok(sink);
         }
-        let written = check_rows(plan, &existing, &shown)?;
+        // Read back as a stream: the output of a long sweep is never held whole.
+        let file = File::open(path).map_err(io_error)?;
+        let written = check_rows(plan, BufReader::new(file).take(existing), &shown)?;
         let out = OpenOptions::new()
             .write(true)
             .open(path)
             .map_err(io_error)?;
         // Drop a line cut short by the interruption, then append after the last whole one.
-        out.set_len(existing.len() as u64).map_err(io_error)?;
+        out.set_len(existing).map_err(io_error)?;
         let out = OpenOptions::new()
             .append(true)
             .open(path)
@@ -312,11 +332,11 @@ fn mismatch(shown: &str, reason: String) -> SweepError {
 
 /// Checks an earlier run's output against `plan`: the header, then each row's identifying
 /// fields. Returns the number of rows.
-fn check_rows(plan: &Plan, bytes: &[u8], shown: &str) -> Result<u64, SweepError> {
+fn check_rows(plan: &Plan, lines: impl Read, shown: &str) -> Result<u64, SweepError> {
     let mut reader = csv::ReaderBuilder::new()
         .has_headers(false)
         .flexible(true)
-        .from_reader(bytes);
+        .from_reader(lines);
     let header = plan.header();
     let mut rows = 0u64;
     for (i, record) in reader.records().enumerate() {

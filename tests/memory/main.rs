@@ -12,6 +12,7 @@ use std::sync::Mutex;
 mod aggregate;
 mod estimate;
 mod merge;
+mod resume;
 mod sparse;
 mod sweep;
 
