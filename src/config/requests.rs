@@ -77,10 +77,12 @@ impl Scenario {
         items * per_item
     }
 
-    /// Most requests the whole run sends: [`Scenario::requests_per_run`] for every strategy
-    /// and replicate.
+    /// Most requests the whole run sends: [`Scenario::attempts_per_run`] (which counts the
+    /// calls Poisson arrivals can start, not the clients) for every strategy and replicate.
+    /// Checked against `--max-requests` with [`check_requests`].
     pub fn requests_estimate(&self) -> u128 {
-        self.requests_per_run() * self.strategies.len() as u128 * u128::from(self.replicates)
+        self.attempts_per_run()
+            .saturating_mul(self.strategies.len() as u128 * u128::from(self.replicates))
     }
 }
 
@@ -168,6 +170,23 @@ mod tests {
             "{e}"
         );
         assert!(check_requests(u128::from(DEFAULT_MAX_REQUESTS), DEFAULT_MAX_REQUESTS).is_ok());
+        // Poisson arrivals start calls beyond the clients: 1000/s for 60 s from 100 clients is
+        // at most 62 550 calls (the bound worked out in the work estimate's test below) of 4
+        // attempts each, 250 200 requests, not 100 clients' 400.
+        let poisson = ScenarioFile::parse(
+            "clients = 100\nretries = 3\narrivals = \"poisson\"\nrate = \"1000/s\"\n\
+             duration = \"60s\"\n[server]\nmodel = \"flaky\"\nfailure_rate = 0.1\n",
+            None,
+        )
+        .unwrap()
+        .validate()
+        .unwrap();
+        assert_eq!(poisson.requests_per_run(), 400);
+        assert_eq!(poisson.requests_estimate(), 250_200);
+        let e = check_requests(poisson.requests_estimate(), 100_000)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("250200 requests"), "{e}");
     }
 
     #[test]

@@ -373,7 +373,7 @@ impl Plan {
             attempts |= scenario.server.is_occ() || call_loop;
             calls |= call_loop;
             tabs |= scenario.browser.is_active();
-            requests += scenario.requests_per_run() * u128::from(plan.seeds);
+            requests += scenario.attempts_per_run() * u128::from(plan.seeds);
             work = work.saturating_add(
                 (shard::ROW_OVERHEAD + scenario.attempts_per_run())
                     .saturating_mul(u128::from(plan.seeds)),

@@ -319,7 +319,7 @@ impl Partition {
         for cell in 0..plan.cells {
             let scenario = plan.cell_scenario(cell)?;
             let c = row_cost(&scenario) * per_run;
-            requests.push(scenario.requests_per_run() * per_run);
+            requests.push(scenario.attempts_per_run() * per_run);
             before.push(sum);
             cost.push(c);
             sum += c * u128::from(rows_per_cell);
