@@ -2,7 +2,7 @@
 
 use clap::Args;
 
-use herd_sim::engine::browser::ClockSkew;
+use herd_sim::engine::browser::{ClockSkew, HiddenTimers, RetryAfterFormat, WhenHidden};
 use herd_sim::time::SimDuration;
 
 use super::values::*;
@@ -22,16 +22,16 @@ pub struct BrowserArgs {
 
     /// A hidden tab's timers: Chrome's 1 s alignment and 1 min after 5 min hidden (the retry
     /// loop a timer chain), the 1 s alignment only, or none [default: chrome].
-    #[arg(long, value_name = "RULE", value_parser = ["chrome", "chrome-unchained", "none"])]
+    #[arg(long, value_name = "RULE", value_parser = HiddenTimers::NAMES)]
     pub hidden_timers: Option<String>,
 
     /// What a hidden tab does about a retry: send it, or wait until visible [default: retry].
-    #[arg(long, value_name = "ACTION", value_parser = ["retry", "pause"])]
+    #[arg(long, value_name = "ACTION", value_parser = WhenHidden::NAMES)]
     pub when_hidden: Option<String>,
 
     /// How limiters write Retry-After: seconds, or an HTTP date read against the client's
     /// clock [default: seconds].
-    #[arg(long, value_name = "FORMAT", value_parser = ["seconds", "http-date"])]
+    #[arg(long, value_name = "FORMAT", value_parser = RetryAfterFormat::NAMES)]
     pub retry_after_format: Option<String>,
 
     /// Each tab's clock minus the server's: 2s, -1s, uniform:-5s..5s, normal:0s,2s [default: 0s].

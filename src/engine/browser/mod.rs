@@ -85,6 +85,13 @@ impl HiddenTimers {
         HiddenTimers::ChromeUnchained,
         HiddenTimers::None,
     ];
+    /// Their names, in the same order: what `--hidden-timers`, the config key and the sweep
+    /// accept.
+    pub const NAMES: [&'static str; 3] = [
+        Self::ALL[0].name(),
+        Self::ALL[1].name(),
+        Self::ALL[2].name(),
+    ];
     /// The name on the command line and in configs.
     pub const fn name(self) -> &'static str {
         match self {
@@ -108,6 +115,9 @@ pub enum WhenHidden {
 impl WhenHidden {
     /// Every option, the default first.
     pub const ALL: [WhenHidden; 2] = [WhenHidden::Retry, WhenHidden::Pause];
+    /// Their names, in the same order: what `--when-hidden`, the config key and the sweep
+    /// accept.
+    pub const NAMES: [&'static str; 2] = [Self::ALL[0].name(), Self::ALL[1].name()];
     /// The name on the command line and in configs.
     pub const fn name(self) -> &'static str {
         match self {
@@ -130,6 +140,8 @@ pub enum RetryAfterFormat {
 impl RetryAfterFormat {
     /// Every option, the default first.
     pub const ALL: [RetryAfterFormat; 2] = [RetryAfterFormat::Seconds, RetryAfterFormat::HttpDate];
+    /// Their names, in the same order: what `--retry-after-format` and the config key accept.
+    pub const NAMES: [&'static str; 2] = [Self::ALL[0].name(), Self::ALL[1].name()];
     /// The name on the command line and in configs.
     pub const fn name(self) -> &'static str {
         match self {

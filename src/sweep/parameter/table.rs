@@ -6,7 +6,7 @@ use crate::config::{
     Bound, DistText, HeadersVisible, IntervalText, Intervals, LatencyText, LimiterRule, RateText,
     Scenario, ScenarioFile, ServerModel, StrategyList, SERVER_MODELS,
 };
-use crate::engine::browser::ClockSkew;
+use crate::engine::browser::{ClockSkew, HiddenTimers, WhenHidden};
 use crate::engine::{Latency, Work};
 use crate::policy::Strategy;
 use crate::server::CapacityRule;
@@ -371,7 +371,7 @@ pub static PARAMETERS: [Parameter; 36] = [
     Parameter {
         name: "hidden-timers",
         column: "hidden_timers",
-        kind: Kind::Choice(&["chrome", "chrome-unchained", "none"]),
+        kind: Kind::Choice(&HiddenTimers::NAMES),
         help: "Browser tabs: a hidden tab's timers, e.g. chrome,none",
         set: |f, v| f.hidden_timers = Some(v.name().to_string()),
         get: |s| match tabs_hide(s) {
@@ -382,7 +382,7 @@ pub static PARAMETERS: [Parameter; 36] = [
     Parameter {
         name: "when-hidden",
         column: "when_hidden",
-        kind: Kind::Choice(&["retry", "pause"]),
+        kind: Kind::Choice(&WhenHidden::NAMES),
         help: "Browser tabs: what a hidden tab does about a retry, e.g. retry,pause",
         set: |f, v| f.when_hidden = Some(v.name().to_string()),
         get: |s| match tabs_hide(s) {
