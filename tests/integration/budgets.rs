@@ -13,13 +13,7 @@ const STUDY: &str = "docs/retry-budgets.csv";
 use crate::herd_sim as herd;
 
 fn ok(args: &[&str]) -> String {
-    let out = herd().args(args).output().unwrap();
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
+    String::from_utf8(crate::herd_sim_ok(args)).unwrap()
 }
 
 /// A CSV's rows as column → value maps.

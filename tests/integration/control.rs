@@ -3,6 +3,7 @@
 //! results that do not depend on the thread count.
 
 use crate::herd_sim as herd;
+use crate::herd_sim_ok as ok;
 
 #[test]
 fn bad_budgets_and_failure_rates_are_one_line_naming_the_flag() {
@@ -75,43 +76,34 @@ fn bad_budgets_and_failure_rates_are_one_line_naming_the_flag() {
 #[test]
 fn a_budgeted_flaky_run_is_the_same_on_one_and_two_threads() {
     let run = |threads: &str, budget: &str| {
-        let output = herd()
-            .args([
-                "--server",
-                "flaky",
-                "--failure-rate",
-                "0.4",
-                "--clients",
-                "20",
-                "--arrivals",
-                "poisson",
-                "--rate",
-                "400/s",
-                "--duration",
-                "5s",
-                "--network-delay",
-                "exp:10ms",
-                "--strategy",
-                "naive,full-jitter",
-                "--base",
-                "10ms",
-                "--retries",
-                "3",
-                "--format",
-                "csv",
-                "--threads",
-                threads,
-                "--budget",
-                budget,
-            ])
-            .output()
-            .unwrap();
-        assert!(
-            output.status.success(),
-            "{}",
-            String::from_utf8_lossy(&output.stderr)
-        );
-        output.stdout
+        ok(&[
+            "--server",
+            "flaky",
+            "--failure-rate",
+            "0.4",
+            "--clients",
+            "20",
+            "--arrivals",
+            "poisson",
+            "--rate",
+            "400/s",
+            "--duration",
+            "5s",
+            "--network-delay",
+            "exp:10ms",
+            "--strategy",
+            "naive,full-jitter",
+            "--base",
+            "10ms",
+            "--retries",
+            "3",
+            "--format",
+            "csv",
+            "--threads",
+            threads,
+            "--budget",
+            budget,
+        ])
     };
     for budget in [
         "none",
@@ -196,24 +188,16 @@ fn presets_lie_under_config_keys_and_flags() {
     let config = dir.path().join("preset.toml");
     std::fs::write(&config, "preset = \"grpc\"\nretries = 5\n").unwrap();
     let run = |extra: &[&str]| {
-        let output = herd()
-            .args([
-                "--server",
-                "flaky",
-                "--failure-rate",
-                "0.5",
-                "--clients",
-                "10",
-            ])
-            .args(extra)
-            .output()
-            .unwrap();
-        assert!(
-            output.status.success(),
-            "{}",
-            String::from_utf8_lossy(&output.stderr)
-        );
-        String::from_utf8(output.stdout).unwrap()
+        let mut args = vec![
+            "--server",
+            "flaky",
+            "--failure-rate",
+            "0.5",
+            "--clients",
+            "10",
+        ];
+        args.extend(extra);
+        String::from_utf8(ok(&args)).unwrap()
     };
     let config_arg = config.to_str().unwrap();
     let table = run(&["--config", config_arg, "--cap", "2s"]);

@@ -22,13 +22,7 @@ fn file(text: &str) -> (tempfile::TempDir, PathBuf) {
 }
 
 fn json_of(args: &[&str]) -> Value {
-    let out = herd_sim().args(args).output().unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
+    serde_json::from_slice(&crate::herd_sim_ok(args)).unwrap()
 }
 
 #[test]

@@ -81,12 +81,7 @@ impl Picture {
 }
 
 fn ok(args: &[&str]) {
-    let out = herd().args(args).output().unwrap();
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    crate::herd_sim_ok(args);
 }
 
 /// The outage band's colour over white, by the usual blend: white × (1 − α) + colour × α.
