@@ -23,7 +23,7 @@
 
 use std::collections::BTreeMap;
 use std::fs::{self, File, OpenOptions};
-use std::io::{self, BufRead, BufReader, Read, Write};
+use std::io::{self, BufReader, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 use super::{Plan, SweepError};
@@ -91,22 +91,22 @@ fn complete_lines(bytes: &[u8]) -> &[u8] {
     }
 }
 
-/// The length of `file`'s complete lines (through its last newline), read a block at a time.
-fn complete_length(file: File) -> io::Result<u64> {
-    let mut reader = BufReader::with_capacity(64 << 10, file);
-    let (mut offset, mut end) = (0u64, 0u64);
-    loop {
-        let block = reader.fill_buf()?;
-        if block.is_empty() {
-            return Ok(end);
+/// The length of `file`'s complete lines (through its last newline), found from the end a
+/// block at a time: only the tail after the last newline is read, not the whole output.
+fn complete_length(mut file: File) -> io::Result<u64> {
+    let mut block = vec![0u8; 64 << 10];
+    let mut end = file.metadata()?.len();
+    while end > 0 {
+        let start = end.saturating_sub(block.len() as u64);
+        let part = &mut block[..(end - start) as usize];
+        file.seek(SeekFrom::Start(start))?;
+        file.read_exact(part)?;
+        if let Some(last) = part.iter().rposition(|&b| b == b'\n') {
+            return Ok(start + last as u64 + 1);
         }
-        if let Some(last) = block.iter().rposition(|&b| b == b'\n') {
-            end = offset + last as u64 + 1;
-        }
-        let read = block.len();
-        offset += read as u64;
-        reader.consume(read);
+        end = start;
     }
+    Ok(0)
 }
 
 impl RowSink {
@@ -429,6 +429,24 @@ fn read_journal(
 mod tests {
     use super::super::{SweepSpec, WINDOW};
     use super::*;
+
+    #[test]
+    fn complete_lines_end_at_the_last_newline_even_a_block_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("out.csv");
+        let length = |bytes: &[u8]| {
+            fs::write(&path, bytes).unwrap();
+            complete_length(File::open(&path).unwrap()).unwrap()
+        };
+        assert_eq!(length(b""), 0);
+        assert_eq!(length(b"a,b"), 0);
+        assert_eq!(length(b"a,b\n"), 4);
+        assert_eq!(length(b"a,b\nc,"), 4);
+        // A cut line longer than the 64 KiB block: the newline is found in the block before.
+        let mut long = b"a,b\n".to_vec();
+        long.resize(4 + 70_000, b'x');
+        assert_eq!(length(&long), 4);
+    }
 
     fn plan(rows: &str) -> Plan {
         Plan::new(SweepSpec {
