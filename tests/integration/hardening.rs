@@ -26,7 +26,7 @@ fn dead_pid() -> u32 {
 
 #[test]
 fn clap_errors_are_one_line_naming_the_flag_the_value_and_what_is_accepted() {
-    let cases: [(&[&str], &str); 16] = [
+    let cases: [(&[&str], &str); 26] = [
         (
             &["--headers-visible", "yes"],
             "error: invalid value 'yes' for --headers-visible: `yes` is not accepted; accepted: true, false, or the fraction of clients that can read the headers, from 0 to 1",
@@ -88,6 +88,40 @@ fn clap_errors_are_one_line_naming_the_flag_the_value_and_what_is_accepted() {
             "error: invalid value 'many' for --seeds: `many` is not a whole number",
         ),
         (&["plot", "a.csv"], "error: `herd-sim plot` needs --x, --y"),
+        (
+            &["plot"],
+            "error: `herd-sim plot` needs --x, --y, CSV (hint: usage: herd-sim plot",
+        ),
+        (
+            &["--clients", "abc"],
+            "error: invalid value 'abc' for --clients: `abc` is not a whole number",
+        ),
+        (
+            &["--clients"],
+            "a value is required for --clients; accepted: <N> (hint: write it after the flag, e.g. --clients <N>)",
+        ),
+        (&["--clients", "1", "--clients", "2"], "error: --clients is given twice"),
+        (&["--server", "dwn"], "(hint: did you mean 'down'?)"),
+        (
+            &["--memory-limit", "1GB"],
+            "error: invalid value '1GB' for --memory-limit: `1GB` is not a size",
+        ),
+        (
+            &["sweep", "--frob"],
+            "error: unexpected argument '--frob' for `herd-sim sweep`",
+        ),
+        (
+            &["fixture", "a", "b"],
+            "error: unexpected argument 'b' for `herd-sim fixture`",
+        ),
+        (
+            &["sweep", "--check"],
+            "for `herd-sim sweep`; accepted: the flags listed by `herd-sim sweep --help` (hint: --check belongs to `herd-sim fixture`)",
+        ),
+        (
+            &["merge", "--seeds", "3"],
+            "(hint: --seeds belongs to `herd-sim sweep`)",
+        ),
     ];
     for (args, expected) in cases {
         let output = herd().args(args).output().unwrap();
@@ -97,6 +131,16 @@ fn clap_errors_are_one_line_naming_the_flag_the_value_and_what_is_accepted() {
         assert!(stderr.contains(expected), "{args:?}: {stderr}");
         assert!(output.stdout.is_empty(), "{args:?}");
     }
+    // The one list of server models is what --server offers.
+    let server = herd().args(["--server", "dwn"]).output().unwrap();
+    assert!(
+        text(&server.stderr).contains(&format!(
+            "; accepted: {} (hint:",
+            herd_sim::config::SERVER_MODELS.join(", ")
+        )),
+        "{}",
+        text(&server.stderr)
+    );
     // --help and --version are clap's own, on stdout, exit 0.
     let help = herd().arg("--help").output().unwrap();
     assert!(help.status.success());
@@ -517,4 +561,59 @@ fn a_sweep_plot_or_fixture_flag_on_a_plain_run_names_its_subcommand() {
             _ => assert!(!stderr.contains("did you mean"), "{args:?}: {stderr}"),
         }
     }
+}
+
+/// clap checks a command's definition (names, conflicts, value lists) only in code built with
+/// debug assertions, which the release profile turns on for clap_builder: each subcommand's
+/// `--help` builds and checks its command, and a bad definition would panic (exit 101).
+#[test]
+fn every_commands_help_passes_claps_own_checks_of_the_definition() {
+    let top = herd().arg("--help").output().unwrap();
+    assert!(top.status.success(), "{}", text(&top.stderr));
+    let top = text(&top.stdout);
+    let commands: Vec<String> = top
+        .split("Commands:\n")
+        .nth(1)
+        .expect("a Commands section")
+        .lines()
+        .take_while(|line| line.starts_with("  "))
+        .filter(|line| !line.starts_with("   "))
+        .filter_map(|line| line.split_whitespace().next().map(String::from))
+        .filter(|name| name != "help")
+        .collect();
+    assert_eq!(
+        commands,
+        ["fixture", "plot", "sweep", "presets", "merge"],
+        "{top}"
+    );
+    for command in &commands {
+        let help = herd().args([command.as_str(), "--help"]).output().unwrap();
+        assert!(help.status.success(), "{command}: {}", text(&help.stderr));
+        assert!(
+            text(&help.stdout).contains(&format!("Usage: herd-sim {command}")),
+            "{command}"
+        );
+    }
+}
+
+#[test]
+fn memory_limits_read_binary_units_and_plain_bytes() {
+    for limit in ["512MiB", "16GiB"] {
+        let output = herd()
+            .args(["--clients", "10", "--memory-limit", limit])
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{limit}: {}", text(&output.stderr));
+    }
+    // A plain number is bytes: 100 B is below any run's estimate.
+    let output = herd()
+        .args(["--clients", "10", "--memory-limit", "100"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        text(&output.stderr).contains("over the memory budget of 100 B;"),
+        "{}",
+        text(&output.stderr)
+    );
 }
