@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # What the release profile's quick build costs in run speed (README, "Quick start"): the
-# binary `cargo run --release` builds (no LTO, parallel codegen) against the one
-# `cargo build --profile dist` builds (thin LTO, one codegen unit), on the same jobs, runs
-# alternated so that both see the same machine, one thread so that other work on the machine
-# moves both alike.
+# binary `cargo run --release` builds (no LTO, parallel codegen, the dependencies off the
+# simulation's loop unoptimised) against the one `cargo build --profile dist` builds (thin LTO,
+# one codegen unit, every dependency optimised), on the same jobs, runs alternated so that both
+# see the same machine, one thread so that other work on the machine moves both alike.
 #
 #   scripts/profile-speed.sh [ROUNDS]        (default 5 rounds; builds both profiles first)
 #
