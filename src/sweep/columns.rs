@@ -94,18 +94,14 @@ pub fn call_metric_values(calls: Option<&CallLoopResult>) -> Vec<String> {
 /// sweep with an `occ` cell), so that other sweeps keep their columns.
 pub fn metric_names(attempts: bool) -> Vec<String> {
     let summary = Summary::with_attempts(&Tally::new(SimDuration::from_millis(100)), attempts);
-    summary_csv(&summary)
-        .map(|(header, _)| header)
-        .unwrap_or_default()
+    summary_line(&summary, true).unwrap_or_default()
 }
 
 /// The metric fields of one run, from [`Summary`]'s CSV serialisation, with fractional
 /// numbers in the shortest form that reads back exactly (`1` rather than `1.0`), as in every
 /// other CSV of herd-sim.
 pub fn metric_values(summary: &Summary) -> Vec<String> {
-    let fields = summary_csv(summary)
-        .map(|(_, values)| values)
-        .unwrap_or_default();
+    let fields = summary_line(summary, false).unwrap_or_default();
     fields
         .into_iter()
         .map(|field| {
@@ -118,22 +114,23 @@ pub fn metric_values(summary: &Summary) -> Vec<String> {
         .collect()
 }
 
-/// Serialises a summary through the csv crate and splits its header and record.
+/// One line of a summary's CSV serialisation through the csv crate, split into fields: the
+/// header when `header`, else the record (so a row does not serialise the header it drops).
 ///
-/// The lines are split here rather than read back with `csv::Reader`: building a reader builds
+/// The line is split here rather than read back with `csv::Reader`: building a reader builds
 /// its parsing automaton, which was three quarters of a small sweep row's work.
-fn summary_csv(summary: &Summary) -> Option<(Vec<String>, Vec<String>)> {
+fn summary_line(summary: &Summary, header: bool) -> Option<Vec<String>> {
     // A buffer of about a line: the default 8 KiB, zeroed for every row, was a fifth of this
     // function's instructions.
     let mut writer = csv::WriterBuilder::new()
+        .has_headers(header)
         .buffer_capacity(512)
         .from_writer(Vec::new());
     writer.serialize(summary).ok()?;
     let bytes = writer.into_inner().ok()?;
-    let mut records = split_records(std::str::from_utf8(&bytes).ok()?).into_iter();
-    let header = records.next()?;
-    let record = records.next()?;
-    Some((header, record))
+    split_records(std::str::from_utf8(&bytes).ok()?)
+        .into_iter()
+        .next()
 }
 
 /// The records of CSV text as the csv crate writes it: fields split at commas, records at
@@ -217,7 +214,8 @@ mod tests {
             tally.request(crate::time::SimTime(250_000_000), true, false);
         }
         let summary = Summary::with_attempts(&tally, true);
-        let (header, values) = summary_csv(&summary).unwrap();
+        let header = summary_line(&summary, true).unwrap();
+        let values = summary_line(&summary, false).unwrap();
         let json = serde_json::to_value(&summary).unwrap();
         let fields = json.as_object().unwrap();
         assert_eq!(header.len(), fields.len());
