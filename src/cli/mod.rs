@@ -23,17 +23,49 @@ pub use run::RunArgs;
 pub use sweep::{MergeArgs, SweepArgs};
 
 use clap::error::ErrorKind;
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
+
+/// The heading of the general options (configuration, output, charts, threads, limits): none,
+/// so that clap lists them first, under "Options", with `--help` and `--version`.
+pub const GENERAL: Option<&str> = None;
+
+/// The heading of the scenario's own options (clients, backoff, server, work).
+pub const SCENARIO: &str = "Scenario: clients, backoff, server";
+
+/// The headings of the models' options: listed by `--help`, left out of `-h`'s summary.
+const MODEL_HEADINGS: [&str; 4] = [
+    "Rate limiters",
+    "Overload: arrivals, capacity, timeouts",
+    "Retry control",
+    "Browser tabs",
+];
+
+const ABOUT: &str = "\
+Simulate N clients retrying against a modelled server: how many requests land in each window, \
+whether a server knocked down by a herd comes back, and what each retry policy costs.
+
+Examples:
+  herd-sim --clients 1000 --strategy all
+  herd-sim --config configs/collapse-spike.toml --png output/collapse.png
+  herd-sim sweep --strategy all --clients 100,1000,10000 --seeds 30 --aggregate";
+
+const SHORT_AFTER: &str = "\
+This is a summary. `herd-sim --help` lists every option, grouped: rate limiters, overload \
+(arrivals, capacity, timeouts), retry control, browser tabs. Each subcommand has its own --help.";
+
+const LONG_AFTER: &str = "\
+Durations take a unit: 250ms, 1s, 1.5s, 2m. Exit codes: 0 success, 2 bad input (one `error:` \
+line naming the flag, the value and what is accepted), 1 anything else.";
 
 /// Simulate N clients retrying against a modelled server, and count what lands in each window.
-///
-/// Example: herd-sim --clients 1000 --strategy all
 #[derive(Debug, Parser)]
 #[command(
     name = "herd-sim",
     version,
-    about,
+    about = ABOUT,
     long_about = None,
+    after_help = SHORT_AFTER,
+    after_long_help = LONG_AFTER,
     allow_negative_numbers = true,
     args_conflicts_with_subcommands = true
 )]
@@ -46,10 +78,23 @@ pub struct Cli {
     pub run: RunArgs,
 }
 
+/// The command line as clap sees it: [`Cli`], with the models' options kept out of `-h`.
+pub fn command() -> clap::Command {
+    Cli::command().mut_args(|arg| {
+        let model = arg
+            .get_help_heading()
+            .is_some_and(|heading| MODEL_HEADINGS.contains(&heading));
+        arg.hide_short_help(model)
+    })
+}
+
 /// Parses the command line. `--help` and `--version` print as clap prints them; every other
 /// clap error becomes the project's one `error:` line ([`one_line`]) and exit code 2.
 pub fn parse() -> Cli {
-    match Cli::try_parse() {
+    let parsed = command().try_get_matches().and_then(|mut matches| {
+        Cli::from_arg_matches_mut(&mut matches).map_err(|e| e.format(&mut command()))
+    });
+    match parsed {
         Ok(cli) => cli,
         Err(error) => match error.kind() {
             ErrorKind::DisplayHelp

@@ -15,56 +15,58 @@ use herd_sim::engine::NetworkDelay;
 use herd_sim::time::SimDuration;
 
 use super::values::*;
-use super::{BrowserArgs, ControlArgs};
+use super::{BrowserArgs, ControlArgs, GENERAL, SCENARIO};
 
 /// Flags of a plain run. Every scenario flag overrides the same key of `--config`.
 #[derive(Debug, Args)]
 pub struct RunArgs {
-    /// Scenario file (TOML, or JSON by extension); flags given here override its keys.
-    #[arg(long, value_name = "FILE")]
+    /// Scenario file (TOML, or JSON by extension); flags override its keys.
+    #[arg(help_heading = GENERAL, long, value_name = "FILE")]
     pub config: Option<PathBuf>,
 
     /// Number of clients, all failing together at t = 0 [default: 1000].
-    #[arg(long, value_name = "N", value_parser = parse_whole)]
+    #[arg(help_heading = SCENARIO, long, value_name = "N", value_parser = parse_whole)]
     pub clients: Option<u64>,
 
     /// Strategy, a comma list, or `all` [default: full-jitter].
-    #[arg(long, value_name = "NAMES", value_parser = parse_strategies,
+    #[arg(help_heading = SCENARIO, long, value_name = "NAMES", value_parser = parse_strategies,
           long_help = strategy_help())]
     pub strategy: Option<StrategyList>,
 
     /// Retries per client after the first failed request [default: 4].
-    #[arg(long, value_name = "N", value_parser = parse_whole_u32)]
+    #[arg(help_heading = SCENARIO, long, value_name = "N", value_parser = parse_whole_u32)]
     pub retries: Option<u32>,
 
     /// First backoff delay, e.g. 250ms, 1s, 1.5s [default: 1s].
-    #[arg(long, value_name = "DURATION", value_parser = parse_duration_arg, allow_hyphen_values = true)]
+    #[arg(help_heading = SCENARIO, long, value_name = "DURATION", value_parser = parse_duration_arg, allow_hyphen_values = true)]
     pub base: Option<SimDuration>,
 
     /// Largest delay of any strategy, header-reading ones included [default: 30s].
-    #[arg(long, visible_alias = "max-delay", value_name = "DURATION", value_parser = parse_duration_arg, allow_hyphen_values = true)]
+    #[arg(help_heading = SCENARIO, long, visible_alias = "max-delay", value_name = "DURATION", value_parser = parse_duration_arg, allow_hyphen_values = true)]
     pub cap: Option<SimDuration>,
 
     /// Growth of the backoff per retry, at least 1 [default: 2].
-    #[arg(long, value_name = "X", value_parser = parse_number, allow_hyphen_values = true)]
+    #[arg(help_heading = SCENARIO, long, value_name = "X", value_parser = parse_number, allow_hyphen_values = true)]
     pub multiplier: Option<f64>,
 
     /// Histogram window width [default: 100ms].
-    #[arg(long, value_name = "DURATION", value_parser = parse_duration_arg, allow_hyphen_values = true)]
+    #[arg(help_heading = SCENARIO, long, value_name = "DURATION", value_parser = parse_duration_arg, allow_hyphen_values = true)]
     pub bin: Option<SimDuration>,
 
     /// Master seed; printed with every result [default: 2015].
-    #[arg(long, value_name = "N", value_parser = parse_whole)]
+    #[arg(help_heading = SCENARIO, long, value_name = "N", value_parser = parse_whole)]
     pub seed: Option<u64>,
 
-    /// Server model [default: down]. `occ`: one row under optimistic concurrency control
-    /// (Brooker 2015), each client reading then writing until one write succeeds.
-    #[arg(long, value_name = "MODEL",
+    /// Server model [default: down].
+    ///
+    /// `occ`: one row under optimistic concurrency control (Brooker 2015), each client reading
+    /// then writing until one write succeeds.
+    #[arg(help_heading = SCENARIO, long, value_name = "MODEL",
           value_parser = PossibleValuesParser::new(SERVER_MODELS.iter().copied()))]
     pub server: Option<String>,
 
     /// For `--server down`: the server serves from this time on.
-    #[arg(long, value_name = "DURATION", value_parser = parse_duration_arg, allow_hyphen_values = true)]
+    #[arg(help_heading = SCENARIO, long, value_name = "DURATION", value_parser = parse_duration_arg, allow_hyphen_values = true)]
     pub recover_at: Option<SimDuration>,
 
     #[command(flatten)]
@@ -83,75 +85,87 @@ pub struct RunArgs {
     pub browser: BrowserArgs,
 
     /// Items each client fetches, one after another [default: 1].
-    #[arg(long, value_name = "K", value_parser = parse_whole_u32)]
+    #[arg(help_heading = SCENARIO, long, value_name = "K", value_parser = parse_whole_u32)]
     pub items: Option<u32>,
 
     /// Items shared by all clients instead of --items (at least one per client).
-    #[arg(long, value_name = "P", value_parser = parse_whole)]
+    #[arg(help_heading = SCENARIO, long, value_name = "P", value_parser = parse_whole)]
     pub pool: Option<u64>,
 
     /// Round-trip latency of every request: a duration (110ms) or uniform:LOW..HIGH [default: 0s].
-    #[arg(long, value_name = "LATENCY", value_parser = parse_latency, allow_hyphen_values = true)]
+    #[arg(help_heading = SCENARIO, long, value_name = "LATENCY", value_parser = parse_latency, allow_hyphen_values = true)]
     pub latency: Option<LatencyText>,
 
-    /// For `--server occ`: the delay of each message (read, its answer, write, its answer):
-    /// 10ms, exp:MEAN, uniform:LOW..HIGH or normal:MEAN,SD folded at zero
-    /// [default: normal:10ms,2ms].
-    #[arg(long, value_name = "DELAY", value_parser = parse_network_delay, allow_hyphen_values = true)]
+    /// Network delay of each message [default: none; normal:10ms,2ms with --server occ].
+    ///
+    /// 10ms, exp:MEAN, uniform:LOW..HIGH or normal:MEAN,SD folded at zero. For `--server occ`
+    /// every message (read, its answer, write, its answer); for the call loop each way.
+    #[arg(help_heading = SCENARIO, long, value_name = "DELAY", value_parser = parse_network_delay, allow_hyphen_values = true)]
     pub network_delay: Option<NetworkDelay>,
 
-    /// Runs per strategy, spreading the epoch phase over the second and deriving seeds;
-    /// figures are then reported as mean and range [default: 1].
-    #[arg(long, value_name = "N", value_parser = parse_whole_u32)]
+    /// Runs per strategy, reported as mean and range [default: 1].
+    ///
+    /// Replicates spread the epoch phase over the second and derive their seeds.
+    #[arg(help_heading = SCENARIO, long, value_name = "N", value_parser = parse_whole_u32)]
     pub replicates: Option<u32>,
 
     /// Output format on stdout (or in --out).
-    #[arg(long, value_enum, default_value_t = FormatArg::Table)]
+    #[arg(help_heading = GENERAL, long, value_enum, default_value_t = FormatArg::Table)]
     pub format: FormatArg,
 
-    /// Write the output to this file (whole or not at all) instead of stdout.
-    #[arg(long, value_name = "PATH")]
+    /// Write the output to this file instead of stdout (whole or not at all).
+    #[arg(help_heading = GENERAL, long, value_name = "PATH")]
     pub out: Option<PathBuf>,
 
-    /// Also draw the per-window histograms, one panel per strategy, as a PNG file (`.png` or no extension);
-    /// a call-loop run draws its time series, a row of three panels per strategy, triggers shaded.
-    #[arg(long, value_name = "PATH")]
+    /// Also draw the run as a PNG chart (`.png` or no extension).
+    ///
+    /// A herd draws its per-window histograms, one panel per strategy; a call-loop run draws
+    /// its time series, a row of three panels per strategy, triggers shaded.
+    #[arg(help_heading = GENERAL, long, value_name = "PATH")]
     pub png: Option<PathBuf>,
 
     /// Also draw the same chart as an SVG file (`.svg` or no extension).
-    #[arg(long, value_name = "PATH")]
+    #[arg(help_heading = GENERAL, long, value_name = "PATH")]
     pub svg: Option<PathBuf>,
 
-    /// Count axis of --png/--svg: one linear axis for all panels, one log axis, or one per panel
-    /// (a call-loop run's series chart: shared or per-panel).
-    #[arg(long, value_enum, default_value_t = ChartScaleArg::Shared)]
+    /// Count axis of --png/--svg.
+    ///
+    /// One linear axis for all panels, one log axis, or one per panel (a call-loop run's
+    /// series chart: shared or per-panel).
+    #[arg(help_heading = GENERAL, long, value_enum, default_value_t = ChartScaleArg::Shared)]
     pub chart_scale: ChartScaleArg,
 
-    /// Picture size of --png/--svg, WIDTHxHEIGHT in pixels [default: 1200 wide, 152 per panel;
-    /// a call-loop run's series chart 1500 wide, 172 per strategy].
-    #[arg(long, value_name = "WxH", value_parser = parse_chart_size)]
+    /// Picture size of --png/--svg, WIDTHxHEIGHT in pixels.
+    ///
+    /// [default: 1200 wide, 152 per panel; a call-loop run's series chart 1500 wide, 172 per
+    /// strategy]
+    #[arg(help_heading = GENERAL, long, value_name = "WxH", value_parser = parse_chart_size)]
     pub chart_size: Option<ChartSize>,
 
-    /// Simulation path: `auto` takes the fast independent-client path when the server allows.
-    #[arg(long, value_enum, default_value_t = EngineArg::Auto)]
+    /// Simulation path; results are the same on every path.
+    ///
+    /// `auto` takes the fast independent-client path when the server allows.
+    #[arg(help_heading = GENERAL, long, value_enum, default_value_t = EngineArg::Auto)]
     pub engine: EngineArg,
 
     /// Worker threads, 1 to 1024 [default: all cores]. Results never depend on it.
-    #[arg(long, value_name = "N", value_parser = parse_threads)]
+    #[arg(help_heading = GENERAL, long, value_name = "N", value_parser = parse_threads)]
     pub threads: Option<u32>,
 
-    /// Refuse runs whose requests estimate (an upper bound on the requests sent) is larger
-    /// [default: 10000000000].
-    #[arg(long, value_name = "N", value_parser = parse_whole)]
+    /// Refuse runs estimated to send more requests [default: 10000000000].
+    ///
+    /// The estimate is an upper bound on the requests sent.
+    #[arg(help_heading = GENERAL, long, value_name = "N", value_parser = parse_whole)]
     pub max_requests: Option<u64>,
 
-    /// Refuse runs estimated to need more memory than this, e.g. 512MiB, 16GiB [default: 16GiB].
-    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    /// Refuse runs estimated to need more memory, e.g. 512MiB [default: 16GiB].
+    #[arg(help_heading = GENERAL, long, value_name = "SIZE", value_parser = parse_size)]
     pub memory_limit: Option<u64>,
 
-    /// Run work estimated past 3000000000 events (about 5 minutes) instead of refusing it;
-    /// the estimate is printed on stderr.
-    #[arg(long)]
+    /// Run work estimated past 3000000000 events (about 5 minutes) instead of refusing it.
+    ///
+    /// The estimate is printed on stderr.
+    #[arg(help_heading = GENERAL, long)]
     pub yes: bool,
 }
 

@@ -137,6 +137,7 @@ impl Args for GridArgs {
                 Arg::new(p.name)
                     .long(p.name)
                     .value_name("VALUES")
+                    .help_heading(GRID_HEADING)
                     .help(match p.name {
                         "strategy" => strategy_grid_help(),
                         _ => p.help.to_string(),
@@ -152,6 +153,10 @@ impl Args for GridArgs {
         Self::augment_args(command)
     }
 }
+
+/// The heading of the parameters a sweep varies, listed after the sweep's own options.
+const GRID_HEADING: &str =
+    "Parameters to vary (each a comma list, a range 2..8 or a stepped range)";
 
 /// A sweep parameter's words as one value text: a stepped range (`100ms..1s step 100ms`) is
 /// kept as written; other words are list items (`fixed full-jitter` = `fixed,full-jitter`).
