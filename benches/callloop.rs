@@ -1,0 +1,147 @@
+//! The call loop against its limits, in attempts per second, on one scenario: 10 client
+//! processes starting Poisson calls at 80/s in all, a capacity server of 10 workers of
+//! Exp(100 ms) (80 % busy, first come first served, unlimited queue), a 1 s timeout, up to 3
+//! full-jitter retries (base 1 s, cap 30 s), no network delay; 10^6 attempts (12 500 s).
+//! - `engine`: herd-sim's call loop ([`simulate_calls`]), everything it counts.
+//! - `reference`: a minimal program of the same model written for speed
+//!   (`common/callloop_reference.rs`): the limit. Checked here to give the same numbers.
+//! - `heapq_peer`: the same model as a plain-Python heapq program
+//!   (`scripts/peers/callloop_heapq.py`, agreeing within noise: its `--check`), run as a
+//!   process on 2.5 × 10^5 attempts, timed by itself (skipped without python3).
+//!
+//! Run: cargo bench --features bench --bench callloop -- --warm-up-time 1 --measurement-time 3
+//! and compare the three throughputs of the same run (docs/performance.md).
+
+use std::process::Command;
+use std::time::Duration;
+
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+
+use herd_sim::engine::{simulate_calls, RunSpec};
+use herd_sim::server::{Capacity, CapacityRule, Server};
+use herd_sim::time::{SimDuration, SimTime};
+use herd_sim::workload::{Arrivals, Dist, RateSchedule};
+
+mod common;
+#[path = "common/callloop_reference.rs"]
+mod reference;
+
+const RATE: f64 = 80.0;
+/// The peer runs a quarter of the attempts (about 2.5 × 10^5): its time per attempt does not
+/// depend on the run's length, and ten samples of the full run would take a minute.
+const PEER_DURATION_S: u64 = 3_125;
+const DURATION_S: u64 = 12_500;
+
+fn schedule(duration_s: u64) -> RateSchedule {
+    RateSchedule {
+        base: RATE,
+        spikes: Vec::new(),
+        end: SimTime::ZERO.saturating_add(SimDuration::from_secs(duration_s)),
+    }
+}
+
+fn spec(duration_s: u64) -> RunSpec {
+    let mut spec = common::full_jitter_herd(
+        10,
+        Server::Capacity(Capacity::new(CapacityRule {
+            workers: Some(10),
+            service: Dist::Exp(SimDuration::from_millis(100)),
+            ..CapacityRule::default()
+        })),
+    );
+    spec.policy.max_retries = 3;
+    spec.overload.arrivals = Arrivals::Poisson(schedule(duration_s));
+    spec.overload.timeout = Some(SimDuration::from_secs(1));
+    spec
+}
+
+fn scenario(spec: &RunSpec, duration_s: u64) -> reference::Scenario {
+    reference::Scenario {
+        seed: spec.seed,
+        processes: spec.clients,
+        schedule: schedule(duration_s),
+        workers: 10,
+        service: SimDuration::from_millis(100),
+        timeout: SimDuration::from_secs(1),
+        retries: spec.policy.max_retries,
+        backoff: spec.policy.backoff,
+    }
+}
+
+fn bench(c: &mut Criterion) {
+    let spec = spec(DURATION_S);
+    let (_, totals) = simulate_calls(&spec);
+    let limit = scenario(&spec, DURATION_S);
+    let figures = reference::run(&limit);
+    assert_eq!(
+        figures,
+        reference::Figures {
+            calls: totals.calls,
+            attempts: totals.attempts,
+            calls_succeeded: totals.calls_succeeded,
+            calls_failed: totals.calls_failed,
+            timed_out: totals.timed_out,
+            late: totals.late,
+            latency_sum_ns: totals.latency_sum_ns,
+            abandoned_work_ns: totals.abandoned_work_ns,
+            latency_p50_ns: totals.latency_p50_ns,
+            latency_p99_ns: totals.latency_p99_ns,
+        },
+        "the reference loop must give the call loop's numbers"
+    );
+    println!(
+        "callloop: {} calls, {} attempts, {} timed out, {:.2} events an attempt",
+        totals.calls,
+        totals.attempts,
+        totals.timed_out,
+        totals.events as f64 / totals.attempts as f64
+    );
+    let mut group = c.benchmark_group("callloop");
+    group.sample_size(10);
+    group.throughput(Throughput::Elements(totals.attempts));
+    group.bench_function("engine", |b| b.iter(|| simulate_calls(&spec).1.attempts));
+    group.bench_function("reference", |b| b.iter(|| reference::run(&limit).attempts));
+    // The peer is timed by itself (its `wall_s`: the simulation, not the interpreter's start),
+    // as the two loops above are timed without the process around them.
+    let peer = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/scripts/peers/callloop_heapq.py"
+    );
+    let run_peer = || -> Option<(u64, f64)> {
+        let out = Command::new("python3")
+            .args([peer, "--duration", &PEER_DURATION_S.to_string()])
+            .output()
+            .ok()
+            .filter(|o| o.status.success())?;
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        let field = |name: &str| {
+            text.lines()
+                .find_map(|l| l.trim().strip_prefix(&format!("\"{name}\": ")))
+                .map(|v| v.trim_end_matches(',').to_string())
+        };
+        Some((
+            field("attempts")?.parse().ok()?,
+            field("wall_s")?.parse().ok()?,
+        ))
+    };
+    match run_peer() {
+        Some((attempts, _)) => {
+            group.throughput(Throughput::Elements(attempts));
+            group.bench_function("heapq_peer", |b| {
+                b.iter_custom(|iters| {
+                    (0..iters)
+                        .map(|_| {
+                            let (_, wall) = run_peer().expect("the peer ran before");
+                            Duration::from_secs_f64(wall)
+                        })
+                        .sum()
+                })
+            });
+        }
+        None => println!("callloop/heapq_peer: skipped (python3 did not run the peer)"),
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
