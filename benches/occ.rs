@@ -5,7 +5,7 @@
 //! delays; its work depends on the strategy (no backoff: about N²/2 writes).
 //! - `occ_run/*`: one run of 1000 clients per strategy of the study, the study's network
 //!   (|Normal(10 ms, 2 ms)| a message), base 10 ms, cap 2 s.
-//! - `occ_sweep/*`: the README's question at its largest size, 1000 clients × 100 seeds × the
+//! - `occ_sweep/*`: the contention study's question (docs/experiments.md) at its largest size, 1000 clients × 100 seeds × the
 //!   five strategies, through the sweep (two threads, rows to a file), beside the same grid
 //!   of the down-server herd.
 //!

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The README's browser-tabs chart (section "Browser tabs"): one run of configs/browser-tabs.toml
+# The browser-tabs chart of docs/browser-tabs.md: one run of configs/browser-tabs.toml
 # (1000 tabs, 40 % hidden, an outage then a 40 requests/s server; naive and full jitter) drawn
 # with --png (a call-loop run's --png draws its time series, one row of panels per strategy).
 # Each panel gets its own value axis (--chart-scale per-panel): on a shared axis the naive

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The README's series charts (section "Overload: servers a herd can knock down"): one run of
+# The series charts of docs/overload.md: one run of
 # configs/collapse-spike.toml and one of configs/outage-recovery.toml, each drawn with --png
 # (a call-loop run's --png draws its time series, one row of panels per strategy). The outage's
 # panels each get their own value axis (--chart-scale per-panel): on a shared axis naive's

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# What the release profile's quick build costs in run speed (README, "Quick start"): the
+# What the release profile's quick build costs in run speed (docs/performance.md, "Build profiles"): the
 # binary `cargo run --release` builds (no LTO, parallel codegen, the dependencies off the
 # simulation's loop unoptimised) against the one `cargo build --profile dist` builds (thin LTO,
 # one codegen unit, every dependency optimised), on the same jobs, runs alternated so that both

@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
-# Brooker's 2022 retry-control study, whole (README, "Retry control", "Brooker's study"): one
+# Brooker's 2022 retry-control study, whole (docs/retry-control.md, "Brooker's study"): one
 # sweep of configs/retry-budgets.toml per control (failure rate 0 to 0.9 step 0.05 × 10, 100
 # and 1000 client processes × 5 seeds, aggregated) into docs/retry-budgets.csv, then the
-# README's charts from it.
+# guide's charts from it.
 #
 #   scripts/retry-budgets.sh            (HERD_SIM names the binary; default herd-sim on PATH)
 #
 # The file is the sweeps' rows one after the other, each led by a `control` column naming
 # its sweep (the charts draw one line per control); the rest of a row is the sweep's own line,
-# which the README's test checks against fresh sweeps.
+# which the guide's test checks against fresh sweeps.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 herd_sim=${HERD_SIM:-herd-sim}

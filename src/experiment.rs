@@ -16,7 +16,7 @@ use crate::policy::Strategy;
 use crate::time::SimTime;
 
 /// One strategy's result: the scenario it ran, its summary figures and its histogram. The
-/// field names are the JSON names (the README documents each).
+/// field names are the JSON names (docs/model.md documents each).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct RunResult {
     /// Strategy name.

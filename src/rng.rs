@@ -1,6 +1,6 @@
 //! Randomness: the documented rule that turns one master seed into every draw of a run.
 //!
-//! The rule, in full (the README repeats it):
+//! The rule, in full (docs/model.md repeats it):
 //! 1. A run has one 64-bit **run seed**. A plain run uses the master seed (`--seed`) as its run
 //!    seed, so every strategy of one invocation sees the same per-client streams (common random
 //!    numbers: differences between strategies are the strategies', not the dice's). Sweeps derive

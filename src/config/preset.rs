@@ -3,7 +3,7 @@
 //! the source has no default, the value its documentation's main example shows. What a preset
 //! sets is a layer under the user's keys: **flags > config file > preset > herd-sim's
 //! defaults**. Sources, versions and what our strategies cannot express exactly are in the
-//! README ("Presets"). Data and layering only: no I/O.
+//! docs/retry-control.md ("Presets"). Data and layering only: no I/O.
 
 use super::{invalid, ConfigError, ScenarioFile, StrategyList};
 use crate::policy::Strategy;
@@ -28,7 +28,7 @@ pub struct Preset {
     pub budget: &'static str,
     /// `--throttle` text.
     pub throttle: &'static str,
-    /// Where the values come from, in a few words (the README has files and versions).
+    /// Where the values come from, in a few words (docs/retry-control.md has files and versions).
     pub source: &'static str,
 }
 

@@ -9,7 +9,7 @@ use super::{ConfigError, Scenario};
 use crate::engine::Work;
 
 /// The largest requests estimate run without `--max-requests`: ten billion requests, minutes
-/// of work on the event queue, far above every experiment of the README.
+/// of work on the event queue, far above every experiment of the guide (docs/).
 pub const DEFAULT_MAX_REQUESTS: u64 = 10_000_000_000;
 
 /// The simulator's speed the work estimate is turned into time with: about 10 M events a

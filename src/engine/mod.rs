@@ -88,7 +88,7 @@ pub struct RunSpec {
 pub const EXPERIMENT1_BIN: SimDuration = SimDuration::from_millis(100);
 
 impl RunSpec {
-    /// Experiment 1 (SPEC.md) for `clients` clients of `strategy` against `server`: the
+    /// Experiment 1 (docs/experiments.md) for `clients` clients of `strategy` against `server`: the
     /// policy of [`Policy::experiment1`], 100 ms windows ([`EXPERIMENT1_BIN`]), one item each,
     /// no latency. Tests and benches build on it, changing only what they study.
     pub fn experiment1(clients: u32, strategy: Strategy, server: Server, seed: u64) -> Self {

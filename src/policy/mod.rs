@@ -279,7 +279,7 @@ pub enum Decision {
 }
 
 impl Policy {
-    /// Experiment 1's policy (SPEC.md): `strategy` with base 1 s, cap 30 s, multiplier 2 and 4
+    /// Experiment 1's policy (docs/experiments.md): `strategy` with base 1 s, cap 30 s, multiplier 2 and 4
     /// retries, the defaults of a plain run. Tests and benches start from it and change what
     /// they study (`Policy { max_retries: 2, ..Policy::experiment1(s) }`).
     pub const fn experiment1(strategy: Strategy) -> Policy {

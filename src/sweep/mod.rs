@@ -2,7 +2,7 @@
 //! and ranges) × a number of seeds, run in parallel with rayon and streamed into CSV, one tidy
 //! row per cell and seed, or one row of statistics per cell with [`Layout::Aggregate`].
 //!
-//! The rules this module keeps (the README repeats them):
+//! The rules this module keeps (docs/sweeps-and-clusters.md repeats them):
 //! - **Grid order.** Parameters in table order, the first varying slowest; within a parameter
 //!   the values as listed, ranges ascending; seeds (replicates) innermost.
 //! - **Seeds.** A row's run seed is [`derive_seed`]`(master, label)`, the label naming every

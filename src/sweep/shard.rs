@@ -2,7 +2,7 @@
 //! a Slurm job array, the pods of a Kubernetes Indexed Job, the cores of one machine), each
 //! into its own file, for [`super::merge`] to join into exactly the file one process writes.
 //!
-//! The rules this module keeps (the README's "Outgrowing one machine" repeats them):
+//! The rules this module keeps ("Outgrowing one machine" in docs/sweeps-and-clusters.md repeats them):
 //! - **Which rows.** Shard `K` of `N` (0-based) is one contiguous block of the grid's rows in
 //!   grid order, balanced by estimated work rather than by count. A row's cost is
 //!   [`ROW_OVERHEAD`] plus the requests its run can make at most

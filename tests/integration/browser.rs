@@ -1,6 +1,6 @@
 //! Browser tabs through the binary: on the call loop (a capacity server after an outage), the
 //! same bytes for any thread count; the tab counts in the JSON, the table and the sweep; bad
-//! browser input refused in one line; and the README's shipped experiment
+//! browser input refused in one line; and the guide's shipped experiment
 //! (`configs/browser-tabs.toml`): its runs conserve every call and attempt, every figure its
 //! prose quotes is recomputed from the runs' JSON, and its chart is what the script draws.
 
@@ -232,7 +232,7 @@ fn bad_browser_input_is_one_line_naming_the_flag_the_value_and_what_is_accepted(
     std::fs::remove_file(&fixture).unwrap();
 }
 
-/// The README's three runs of the shipped experiment: as configured (hidden tabs retry), with
+/// The guide's three runs of the shipped experiment: as configured (hidden tabs retry), with
 /// `--when-hidden pause`, and with `--hidden 0`.
 const SHIPPED: [&[&str]; 3] = [&[], &["--when-hidden", "pause"], &["--hidden", "0"]];
 
@@ -250,7 +250,7 @@ fn shipped(extra: &[&str]) -> Vec<Value> {
     results
 }
 
-/// What the README quotes of one strategy's run, recomputed from its JSON after checking that
+/// What the guide quotes of one strategy's run, recomputed from its JSON after checking that
 /// the run conserves its calls and attempts.
 #[derive(Debug)]
 struct Figures {
@@ -374,10 +374,13 @@ fn the_shipped_experiment_conserves_its_calls_and_is_what_the_readmes_prose_says
         );
     }
 
-    let text = std::fs::read_to_string("README.md").unwrap();
+    let text = std::fs::read_to_string("docs/browser-tabs.md").unwrap();
     let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
     let says = |sentence: String| {
-        assert!(flat.contains(&sentence), "README should say: {sentence}");
+        assert!(
+            flat.contains(&sentence),
+            "docs/browser-tabs.md should say: {sentence}"
+        );
     };
     let share = |f: &Figures| 100.0 * f.sent_hidden as f64 / f.retries as f64;
     let [naive, jitter] = &retry;

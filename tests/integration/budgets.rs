@@ -2,8 +2,8 @@
 //! against independent failures, checked statistically on sweeps of the shipped
 //! `configs/retry-budgets.toml`; the control sweep parameters (`--failure-rate`, `--budget`,
 //! `--breaker`, `--throttle`), their determinism over thread counts and their refusals; and
-//! the README's study data, `docs/retry-budgets.csv` (written by scripts/retry-budgets.sh),
-//! against fresh sweeps and against every figure the README quotes from it.
+//! the guide's study data, `docs/retry-budgets.csv` (written by scripts/retry-budgets.sh),
+//! against fresh sweeps and against every figure the guide quotes from it.
 
 use std::collections::BTreeMap;
 
@@ -188,7 +188,7 @@ fn a_preset_sweep_takes_each_presets_keys_under_the_sweeps() {
         args.extend(extra);
         rows(&ok(&args))
     };
-    // What each preset sets (README, "Presets"): strategy, retries, base and budget.
+    // What each preset sets (guide, "Presets"): strategy, retries, base and budget.
     let expected = [
         ("aws-standard", "full-jitter", "2", "1", "aws-standard"),
         ("grpc", "full-jitter", "3", "0.1", "grpc"),
@@ -255,7 +255,7 @@ fn bad_control_values_are_one_line_naming_the_flag() {
     }
 }
 
-/// The README's study data: `(control, processes, failure rate in thousandths)` → its row.
+/// The guide's study data: `(control, processes, failure rate in thousandths)` → its row.
 type Study = BTreeMap<(String, u64, u64), BTreeMap<String, String>>;
 
 fn study() -> Study {
@@ -328,10 +328,13 @@ fn the_committed_study_data_is_what_the_sweeps_write() {
 
 #[test]
 fn the_readmes_study_figures_are_the_committed_datas() {
-    let text = std::fs::read_to_string("README.md").unwrap();
+    let text = std::fs::read_to_string("docs/retry-control.md").unwrap();
     let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
     let says = |sentence: &str| {
-        assert!(flat.contains(sentence), "README should say: {sentence}");
+        assert!(
+            flat.contains(sentence),
+            "docs/retry-control.md should say: {sentence}"
+        );
     };
     let data = study();
     let row = |control: &str, clients: u64, x: u64| &data[&(control.to_string(), clients, x)];
@@ -353,7 +356,7 @@ fn the_readmes_study_figures_are_the_committed_datas() {
             let line = format!("| {} |", cells.join(" | "));
             assert!(
                 text.lines().any(|l| l == line),
-                "README: no table row {line}"
+                "docs/retry-control.md: no table row {line}"
             );
             table_rows += 1;
         }
@@ -366,7 +369,7 @@ fn the_readmes_study_figures_are_the_committed_datas() {
             assert_eq!(number(r, "amplification_mean"), 1.0, "{r:?}");
         }
     }
-    // The closed forms of 3 retries, by hand (not from the file), as the README writes them.
+    // The closed forms of 3 retries, by hand (not from the file), as the guide writes them.
     let trim = |v: f64, decimals: usize| {
         let t = format!("{v:.decimals$}");
         t.trim_end_matches('0').trim_end_matches('.').to_string()

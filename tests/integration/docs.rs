@@ -60,3 +60,44 @@ fn every_licence_cargo_toml_names_ships_in_its_standard_text() {
         }
     }
 }
+
+/// The README is the front door: short, a picture on its first screen, the install command,
+/// the quick start's two commands as they have always been, an example of every subcommand,
+/// and the way to the guide.
+#[test]
+fn the_readme_is_a_front_door() {
+    let text = repo_file("README.md");
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(lines.len() <= 250, "README.md has {} lines", lines.len());
+    let picture = lines.iter().position(|l| l.starts_with("![")).unwrap();
+    assert!(picture < 12, "the first picture is on line {}", picture + 1);
+    assert!(text.contains("```sh\ncargo install --path . --locked "));
+    assert!(text.contains(
+        "## Quick start\n\n```sh\n\
+         cargo run --release -- --clients 1000 --strategy all   # the simulator\n\
+         cargo test --release                                   # the tests\n```\n"
+    ));
+    assert!(text.contains("](docs/README.md)"));
+    // Every subcommand `--help` lists has an example.
+    let help = String::from_utf8(crate::herd_sim_ok(&["--help"])).unwrap();
+    let commands: Vec<&str> = help
+        .split("Commands:\n")
+        .nth(1)
+        .unwrap()
+        .lines()
+        .take_while(|l| l.starts_with("  "))
+        .filter(|l| !l.starts_with("   "))
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|name| *name != "help")
+        .collect();
+    assert!(commands.len() >= 5, "{help}");
+    for command in commands {
+        assert!(
+            text.lines().any(|l| l
+                .trim_start_matches("$ ")
+                .starts_with(&format!("herd-sim {command} "))
+                || l.trim_start_matches("$ ") == format!("herd-sim {command}")),
+            "README.md has no example of `herd-sim {command}`"
+        );
+    }
+}

@@ -128,7 +128,7 @@ fn occ_flags_elsewhere_and_other_flags_with_occ_are_refused() {
     refused_in_one_line(&["--server", "occ", "--engine", "independent"], "--engine");
 }
 
-/// The README's study data, `docs/occ-contention.csv` (written by scripts/occ-contention.sh):
+/// The guide's study data, `docs/occ-contention.csv` (written by scripts/occ-contention.sh):
 /// `(strategy, clients)` → `(attempts_mean, finish_s_mean, base_s)`.
 type Study = std::collections::BTreeMap<(String, u64), (f64, f64, f64)>;
 
@@ -186,7 +186,7 @@ fn the_committed_study_data_is_what_the_sweeps_write() {
 
 #[test]
 fn the_readmes_contention_figures_are_the_committed_datas() {
-    let text = std::fs::read_to_string("README.md").unwrap();
+    let text = std::fs::read_to_string("docs/experiments.md").unwrap();
     let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
     let data = study();
     let get = |s: &str, n: u64| data[&(s.to_string(), n)];
@@ -204,7 +204,7 @@ fn the_readmes_contention_figures_are_the_committed_datas() {
             .lines()
             // The contention table's row: its strategy, base and six figures.
             .find(|l| l.starts_with(&format!("| `{s}` |")) && l.matches('|').count() == 9)
-            .unwrap_or_else(|| panic!("README: no contention row for {s}"));
+            .unwrap_or_else(|| panic!("docs/experiments.md: no contention row for {s}"));
         let cells: Vec<&str> = row.split('|').map(str::trim).collect();
         let base = format!("{} ms", get(s, 10).2 * 1000.0);
         let mut expected = vec![base];
@@ -213,7 +213,10 @@ fn the_readmes_contention_figures_are_the_committed_datas() {
         assert_eq!(cells[2..9], expected[..], "{s}");
     }
     let says = |sentence: String| {
-        assert!(flat.contains(&sentence), "README should say: {sentence}");
+        assert!(
+            flat.contains(&sentence),
+            "docs/experiments.md should say: {sentence}"
+        );
     };
     let exponent =
         |s: &str, a: u64, b: u64| (work(s, b) / work(s, a)).ln() / (b as f64 / a as f64).ln();

@@ -1,5 +1,5 @@
-//! The README's table "The mission's herd through the presets": every row is rerun here, both
-//! scenarios, and its attempts a call, goodput and recovery compared with what the README says.
+//! The guide's table "The mission's herd through the presets": every row is rerun here, both
+//! scenarios, and its attempts a call, goodput and recovery compared with what the guide says.
 
 use serde_json::Value;
 
@@ -7,10 +7,10 @@ use crate::herd_sim_ok;
 
 /// The table's rows: the preset (`None` for the no-retries row) and its six cells.
 fn readme_rows() -> Vec<(Option<String>, Vec<String>)> {
-    let readme = std::fs::read_to_string("README.md").unwrap();
+    let readme = std::fs::read_to_string("docs/retry-control.md").unwrap();
     let start = readme
         .find("<!-- outage-presets table")
-        .expect("the outage-presets table's marker in README.md");
+        .expect("the outage-presets table's marker in docs/retry-control.md");
     readme[start..]
         .lines()
         .skip(3) // the marker, the header and the rule
@@ -30,7 +30,7 @@ fn readme_rows() -> Vec<(Option<String>, Vec<String>)> {
         .collect()
 }
 
-/// Attempts a call, goodput and recovery of one run, as the README writes them.
+/// Attempts a call, goodput and recovery of one run, as the guide writes them.
 fn cells(config: &str, preset: &Option<String>) -> Vec<String> {
     let mut args = vec!["--config", config, "--format", "json"];
     match preset {

@@ -501,13 +501,16 @@ fn stuck_counts(config: &str) -> Vec<(String, String, String, u64, u64)> {
 }
 
 fn readme() -> String {
-    std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap()
+    std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/overload.md")).unwrap()
 }
 
-/// Asserts the README holds `sentence` (line breaks in the README read as spaces).
+/// Asserts the guide holds `sentence` (line breaks in the guide read as spaces).
 fn readme_says(sentence: &str) {
     let text = readme().split_whitespace().collect::<Vec<_>>().join(" ");
-    assert!(text.contains(sentence), "the README should say: {sentence}");
+    assert!(
+        text.contains(sentence),
+        "docs/overload.md should say: {sentence}"
+    );
 }
 
 #[test]

@@ -1,8 +1,11 @@
-//! The README cannot drift: every command and output block in it is run here, and the figures
-//! quoted in its prose are computed here and compared with the text.
+//! The README and the guide cannot drift: every command and output block in `README.md` and
+//! `docs/*.md` is run here, every picture they show is drawn again and compared byte for byte,
+//! every link resolves, and the figures quoted in Experiment 1's prose are computed here and
+//! compared with the text (the other studies' figures are checked by their modules: occ.rs,
+//! budgets.rs, overload.rs, browser.rs, outage_presets.rs).
 //!
-//! **The convention** (for every section, present and future — a block that does not follow
-//! it fails this test with a message saying what to do):
+//! **The convention** (for every file and section, present and future — a block that does not
+//! follow it fails this test with a message saying what to do):
 //! - ` ```console ` blocks: a line `$ herd-sim ARGS` is a command; the lines after it, up to
 //!   the next `$ ` line or the end of the block, are exactly its standard output (trailing
 //!   spaces ignored). A line `...` stands for any number of lines (an elision). The command
@@ -16,9 +19,12 @@
 //! - ` ```text ` (or any other) blocks are refused: show output in a ` ```console ` block with
 //!   the command that prints it.
 //!
-//! Commands run in README order in one scratch folder holding a copy of `configs/`, so a command
-//! can read what an earlier one wrote (`output/sweep.csv`) and nothing is written into the
-//! repository. Arguments are split on spaces; `'…'` and `"…"` quote.
+//! Each file's commands run in its order in a scratch folder of its own holding a copy of
+//! `configs/` and of the data in `docs/` (`*.csv`), so a command can read what an earlier one of
+//! the same file wrote (`output/sweep.csv`) and nothing is written into the repository. A
+//! command that writes a picture into `docs/` (`--png docs/X.png`, `plot ... --out
+//! docs/X.png`) must draw exactly the committed file. Arguments are split on spaces; `'…'` and
+//! `"…"` quote.
 
 use std::fs;
 use std::path::Path;
@@ -68,8 +74,32 @@ const NOT_RUN: [(&str, &str); 7] = [
 /// folder, the herd-sim under test first on `PATH`).
 const SCRIPTS: [&str; 1] = ["deploy/local.sh"];
 
-fn readme() -> String {
-    fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap()
+/// The files checked here: the README, then the guide in `docs/` (every `.md` there must be
+/// listed: [`every_markdown_file_of_the_guide_is_checked`]).
+const DOCS: [&str; 11] = [
+    "README.md",
+    "docs/README.md",
+    "docs/model.md",
+    "docs/experiments.md",
+    "docs/overload.md",
+    "docs/retry-control.md",
+    "docs/browser-tabs.md",
+    "docs/sweeps-and-clusters.md",
+    "docs/charts-and-reports.md",
+    "docs/fixture.md",
+    "docs/performance.md",
+];
+
+/// Pictures drawn by a script whose own test compares them with the committed files, rather
+/// than by a command shown in the guide.
+const SCRIPTED_PICTURES: [(&str, &str); 3] = [
+    ("docs/collapse-spike.png", "scripts/overload-charts.sh"),
+    ("docs/outage-recovery.png", "scripts/overload-charts.sh"),
+    ("docs/browser-tabs.png", "scripts/browser-tabs.sh"),
+];
+
+fn doc(name: &str) -> String {
+    fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(name)).unwrap()
 }
 
 /// A fenced block: its language, its first line's number (1-based) and its lines.
@@ -96,7 +126,7 @@ fn blocks(text: &str) -> Vec<Block> {
             (None, None) => {}
         }
     }
-    assert!(open.is_none(), "README: a fenced block is never closed");
+    assert!(open.is_none(), "a fenced block is never closed");
     blocks
 }
 
@@ -124,7 +154,7 @@ fn words(line: &str) -> Vec<String> {
     words
 }
 
-/// A scratch folder with a copy of `configs/`, where the README's commands run.
+/// A scratch folder with a copy of `configs/`, where a file's commands run.
 fn scratch() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     let configs = Path::new(env!("CARGO_MANIFEST_DIR")).join("configs");
@@ -137,7 +167,7 @@ fn scratch() -> tempfile::TempDir {
         )
         .unwrap();
     }
-    // The data the README's charts are drawn from (written by the scripts it names).
+    // The data the guide's charts are drawn from (written by the scripts it names).
     let docs = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs");
     fs::create_dir(dir.path().join("docs")).unwrap();
     for entry in fs::read_dir(docs).unwrap() {
@@ -154,7 +184,7 @@ fn scratch() -> tempfile::TempDir {
 }
 
 /// Runs the repository's script `script` with `args` through bash in `dir`; asserts exit 0.
-fn run_script(dir: &Path, script: &str, args: &[String], at: usize) {
+fn run_script(dir: &Path, script: &str, args: &[String], at: &str) {
     let bin = Path::new(env!("CARGO_BIN_EXE_herd-sim"));
     let mut path = vec![bin.parent().unwrap().to_path_buf()];
     path.extend(std::env::split_paths(
@@ -170,14 +200,14 @@ fn run_script(dir: &Path, script: &str, args: &[String], at: usize) {
         .unwrap();
     assert!(
         output.status.success(),
-        "README line {at}: `{script} {}` failed: {}",
+        "{at}: `{script} {}` failed: {}",
         args.join(" "),
         String::from_utf8_lossy(&output.stderr)
     );
 }
 
 /// Runs `herd-sim ARGS` in `dir`; asserts exit 0 and returns stdout.
-fn run(dir: &Path, args: &[String], at: usize) -> String {
+fn run(dir: &Path, args: &[String], at: &str) -> String {
     let output = Command::cargo_bin("herd-sim")
         .unwrap()
         .args(args)
@@ -187,7 +217,7 @@ fn run(dir: &Path, args: &[String], at: usize) -> String {
         .unwrap();
     assert!(
         output.status.success(),
-        "README line {at}: `herd-sim {}` failed: {}",
+        "{at}: `herd-sim {}` failed: {}",
         args.join(" "),
         String::from_utf8_lossy(&output.stderr)
     );
@@ -208,7 +238,7 @@ fn matches(expected: &[&str], actual: &[&str]) -> bool {
 
 /// The `herd-sim` arguments of a `sh` line, or `None` when the line is not run (the reason
 /// is in [`NOT_RUN`]).
-fn command_of(line: &str, at: usize) -> Option<Vec<String>> {
+fn command_of(line: &str, at: &str) -> Option<Vec<String>> {
     let words = words(line);
     let program = words.first()?;
     if program == "herd-sim" {
@@ -224,37 +254,66 @@ fn command_of(line: &str, at: usize) -> Option<Vec<String>> {
     }
     assert!(
         NOT_RUN.iter().any(|(prefix, _)| line.starts_with(prefix)),
-        "README line {at}: `{line}` is neither a herd-sim command nor listed in NOT_RUN \
+        "{at}: `{line}` is neither a herd-sim command nor listed in NOT_RUN \
          (tests/integration/readme.rs) with the reason it is not run"
     );
     None
 }
 
-#[test]
-fn every_command_and_output_block_of_the_readme_is_what_the_binary_does() {
+/// The pictures a command writes into `docs/`: the paths after `--png`, `--svg` and (for
+/// `plot`) `--out`.
+fn pictures_of(args: &[String]) -> Vec<String> {
+    args.windows(2)
+        .filter(|w| {
+            matches!(w[0].as_str(), "--png" | "--svg")
+                || (w[0] == "--out" && args.first().is_some_and(|a| a == "plot"))
+        })
+        .map(|w| w[1].clone())
+        .filter(|path| path.starts_with("docs/"))
+        .collect()
+}
+
+/// Runs every block of `name` in a scratch folder of its own (see the module's convention);
+/// compares every picture a command draws into `docs/` with the committed one. Returns the
+/// number of blocks and commands checked, the pictures compared and the scratch folder.
+fn check_doc(name: &str) -> (usize, Vec<String>, tempfile::TempDir) {
     let dir = scratch();
-    let text = readme();
+    let text = doc(name);
     let mut checked = 0;
+    let mut pictures = Vec::new();
+    let mut compare = |args: &[String], at: &str| {
+        for picture in pictures_of(args) {
+            let committed = Path::new(env!("CARGO_MANIFEST_DIR")).join(&picture);
+            assert!(
+                fs::read(dir.path().join(&picture)).unwrap() == fs::read(&committed).unwrap(),
+                "{at}: `herd-sim {}` draws a {picture} that differs from the committed one: \
+                 run the command in the repository to draw it again",
+                args.join(" ")
+            );
+            pictures.push(picture);
+        }
+    };
     for block in blocks(&text) {
-        let at = block.line;
+        let at = |i: usize| format!("{name} line {}", block.line + 1 + i);
         match block.language.as_str() {
             "sh" => {
                 for (i, line) in block.lines.iter().enumerate() {
                     let w = words(line.trim());
                     if let Some(script) = SCRIPTS.iter().find(|s| w.first() == Some(&s.to_string()))
                     {
-                        run_script(dir.path(), script, &w[1..], at + 1 + i);
+                        run_script(dir.path(), script, &w[1..], &at(i));
                         checked += 1;
                         continue;
                     }
-                    if let Some(args) = command_of(line.trim(), at + 1 + i) {
-                        run(dir.path(), &args, at + 1 + i);
+                    if let Some(args) = command_of(line.trim(), &at(i)) {
+                        run(dir.path(), &args, &at(i));
+                        compare(&args, &at(i));
                         checked += 1;
                     }
                 }
             }
             "console" => {
-                let mut commands: Vec<(usize, Vec<String>, Vec<&str>)> = Vec::new();
+                let mut commands: Vec<(String, Vec<String>, Vec<&str>)> = Vec::new();
                 for (i, line) in block.lines.iter().enumerate() {
                     match line.strip_prefix("$ ") {
                         Some(command) => {
@@ -262,35 +321,36 @@ fn every_command_and_output_block_of_the_readme_is_what_the_binary_does() {
                             assert_eq!(
                                 args.first().map(String::as_str),
                                 Some("herd-sim"),
-                                "README line {}: a console command must be herd-sim",
-                                at + 1 + i
+                                "{}: a console command must be herd-sim",
+                                at(i)
                             );
-                            commands.push((at + 1 + i, args[1..].to_vec(), Vec::new()));
+                            commands.push((at(i), args[1..].to_vec(), Vec::new()));
                         }
                         None => commands
                             .last_mut()
                             .unwrap_or_else(|| {
-                                panic!("README line {at}: a console block starts with `$ `")
+                                panic!("{}: a console block starts with `$ `", at(0))
                             })
                             .2
                             .push(line),
                     }
                 }
                 for (line, args, expected) in commands {
-                    let stdout = run(dir.path(), &args, line);
+                    let stdout = run(dir.path(), &args, &line);
                     let actual: Vec<&str> = stdout.lines().collect();
                     assert!(
                         matches(&expected, &actual),
-                        "README line {line}: `herd-sim {}` prints\n{stdout}\nnot what the README shows\n{}",
+                        "{line}: `herd-sim {}` prints\n{stdout}\nnot what {name} shows\n{}",
                         args.join(" "),
                         expected.join("\n")
                     );
+                    compare(&args, &line);
                     checked += 1;
                 }
             }
             "toml" => {
                 let file = SweepFile::parse(&block.lines.join("\n"), false)
-                    .unwrap_or_else(|e| panic!("README line {at}: {e}"));
+                    .unwrap_or_else(|e| panic!("{}: {e}", at(0)));
                 let spec = SweepSpec {
                     base: file.base,
                     grid: file.grid,
@@ -298,25 +358,249 @@ fn every_command_and_output_block_of_the_readme_is_what_the_binary_does() {
                     max_cells: file.max_cells.unwrap_or(DEFAULT_MAX_CELLS),
                     ..Default::default()
                 };
-                Plan::new(spec).unwrap_or_else(|e| panic!("README line {at}: {e}"));
+                Plan::new(spec).unwrap_or_else(|e| panic!("{}: {e}", at(0)));
                 checked += 1;
             }
             other => panic!(
-                "README line {at}: a ```{other} block is not checked; show output in a \
-                 ```console block with its `$ herd-sim` command (see tests/integration/readme.rs)"
+                "{}: a ```{other} block is not checked; show output in a ```console block \
+                 with its `$ herd-sim` command (see tests/integration/readme.rs)",
+                at(0)
             ),
         }
     }
-    assert!(checked >= 20, "only {checked} blocks and commands found");
+    (checked, pictures, dir)
+}
+
+/// The files a `sweep`'s shards were merged into in `dir`'s `output/` are `whole`, byte for byte.
+fn assert_merged_equal(dir: &Path, whole: &str, merged: &[&str]) {
+    let output = dir.join("output");
+    let whole_bytes = fs::read(output.join(whole)).unwrap();
+    for file in merged {
+        assert!(
+            fs::read(output.join(file)).unwrap() == whole_bytes,
+            "output/{file} is not output/{whole}"
+        );
+    }
+}
+
+#[test]
+fn every_block_of_the_readme_is_what_the_binary_does() {
+    let (checked, pictures, dir) = check_doc("README.md");
+    assert!(checked >= 10, "only {checked} blocks and commands found");
+    assert_eq!(pictures, ["docs/herd.png"]);
+    // `merge` joins the two shards into what one machine's sweep wrote.
+    assert_merged_equal(dir.path(), "peak-by-clients.csv", &["merged.csv"]);
+}
+
+#[test]
+fn every_block_of_the_sweeps_guide_is_what_the_binary_does() {
+    let (checked, _, dir) = check_doc("docs/sweeps-and-clusters.md");
+    assert!(checked >= 6, "only {checked} blocks and commands found");
     // "Outgrowing one machine": the shards merged by hand and by deploy/local.sh are the
     // one-machine sweep of "Sweeps", byte for byte.
-    let output = dir.path().join("output");
-    let whole = fs::read(output.join("peak-by-clients.csv")).unwrap();
-    for merged in ["peak-by-clients-merged.csv", "local.csv"] {
+    assert_merged_equal(
+        dir.path(),
+        "peak-by-clients.csv",
+        &["peak-by-clients-merged.csv", "local.csv"],
+    );
+}
+
+/// Checks one file of the guide; returns the pictures its commands drew and compared.
+fn guide(name: &str, at_least: usize) -> Vec<String> {
+    let (checked, pictures, _dir) = check_doc(name);
+    assert!(
+        checked >= at_least,
+        "{name}: only {checked} blocks and commands found"
+    );
+    pictures
+}
+
+#[test]
+fn every_block_of_the_models_guide_is_what_the_binary_does() {
+    guide("docs/model.md", 5);
+}
+
+#[test]
+fn every_block_of_the_experiments_guide_is_what_the_binary_does() {
+    guide("docs/experiments.md", 5);
+}
+
+#[test]
+fn every_block_of_the_overload_guide_is_what_the_binary_does() {
+    guide("docs/overload.md", 4);
+}
+
+#[test]
+fn every_block_of_the_retry_control_guide_is_what_the_binary_does() {
+    guide("docs/retry-control.md", 5);
+}
+
+#[test]
+fn every_block_of_the_browser_tabs_guide_is_what_the_binary_does() {
+    guide("docs/browser-tabs.md", 3);
+}
+
+#[test]
+fn every_block_of_the_charts_guide_is_what_the_binary_does() {
+    guide("docs/charts-and-reports.md", 5);
+}
+
+#[test]
+fn every_block_of_the_fixture_guide_is_what_the_binary_does() {
+    guide("docs/fixture.md", 3);
+}
+
+#[test]
+fn every_block_of_the_performance_guide_and_the_index_is_what_the_binary_does() {
+    guide("docs/performance.md", 0);
+    guide("docs/README.md", 0);
+}
+
+#[test]
+fn every_markdown_file_of_the_guide_is_checked() {
+    let mut found: Vec<String> = fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|n| n.ends_with(".md"))
+        .map(|n| format!("docs/{n}"))
+        .collect();
+    found.sort();
+    let mut listed: Vec<String> = DOCS[1..].iter().map(|s| s.to_string()).collect();
+    listed.sort();
+    assert_eq!(
+        found, listed,
+        "every docs/*.md is listed in DOCS (tests/integration/readme.rs) and has a test running \
+         its blocks"
+    );
+}
+
+/// A heading's anchor as GitHub makes it: lower case, spaces to `-`, punctuation but `-` and
+/// `_` dropped.
+fn anchor(heading: &str) -> String {
+    heading
+        .trim()
+        .to_lowercase()
+        .chars()
+        .filter_map(|c| match c {
+            ' ' => Some('-'),
+            c if c.is_alphanumeric() || c == '-' || c == '_' => Some(c),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The `(text, target)` of every Markdown link and image outside code blocks and code spans.
+fn links(text: &str) -> Vec<String> {
+    let mut targets = Vec::new();
+    let mut in_block = false;
+    for line in text.lines() {
+        if line.starts_with("```") {
+            in_block = !in_block;
+            continue;
+        }
+        if in_block {
+            continue;
+        }
+        // Code spans hold no links.
+        let prose: String = line.split('`').step_by(2).collect::<Vec<_>>().join(" ");
+        let mut rest = prose.as_str();
+        while let Some(at) = rest.find("](") {
+            let after = &rest[at + 2..];
+            let Some(end) = after.find(')') else { break };
+            targets.push(after[..end].to_string());
+            rest = &after[end..];
+        }
+    }
+    targets
+}
+
+#[test]
+fn every_link_of_the_readme_and_the_guide_resolves_and_every_picture_is_checked() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut pictures_shown = Vec::new();
+    for name in DOCS {
+        let text = doc(name);
+        let folder = Path::new(name).parent().unwrap();
+        for target in links(&text) {
+            if target.starts_with("https://") {
+                continue;
+            }
+            assert!(
+                !target.starts_with("http://"),
+                "{name}: link {target}: use https"
+            );
+            let (path, fragment) = target.split_once('#').unwrap_or((&target, ""));
+            let file = match path {
+                "" => Path::new(name).to_path_buf(),
+                path => folder.join(path),
+            };
+            assert!(
+                root.join(&file).exists(),
+                "{name}: link {target}: no such file"
+            );
+            if !fragment.is_empty() {
+                let headings: Vec<String> = doc(file.to_str().unwrap())
+                    .lines()
+                    .filter_map(|l| l.strip_prefix('#'))
+                    .map(|l| anchor(l.trim_start_matches('#')))
+                    .collect();
+                assert!(
+                    headings.iter().any(|h| h == fragment),
+                    "{name}: link {target}: no heading with that anchor in {}",
+                    file.display()
+                );
+            }
+            if path.ends_with(".png") || path.ends_with(".svg") {
+                pictures_shown.push(file.to_str().unwrap().to_string());
+            }
+        }
+    }
+    // Every picture shown is drawn again and compared: by a command of the guide, or by a
+    // script whose test compares it.
+    let mut compared: Vec<String> = Vec::new();
+    for name in DOCS {
+        for block in blocks(&doc(name)) {
+            for line in &block.lines {
+                let command = match block.language.as_str() {
+                    "sh" => Some(line.as_str()),
+                    "console" => line.strip_prefix("$ "),
+                    _ => None,
+                };
+                let script = command.is_some_and(|c| SCRIPTS.iter().any(|s| c.starts_with(s)));
+                if let Some(args) = command
+                    .filter(|_| !script)
+                    .and_then(|c| command_of(c.trim(), name))
+                {
+                    compared.extend(pictures_of(&args));
+                }
+            }
+        }
+    }
+    for picture in &pictures_shown {
+        let scripted = SCRIPTED_PICTURES.iter().find(|(p, _)| p == picture);
+        if let Some((_, script)) = scripted {
+            let text = doc(script);
+            assert!(
+                text.contains(&format!("--png {picture}")),
+                "{script} does not draw {picture}"
+            );
+            continue;
+        }
         assert!(
-            fs::read(output.join(merged)).unwrap() == whole,
-            "README: output/{merged} is not output/peak-by-clients.csv"
+            compared.contains(picture),
+            "{picture} is shown but no command of the guide draws it (a command writing it \
+             is compared with the committed file), nor a script of SCRIPTED_PICTURES"
         );
+    }
+    // And every committed picture is shown somewhere.
+    for entry in fs::read_dir(root.join("docs")).unwrap() {
+        let name = format!("docs/{}", entry.unwrap().file_name().into_string().unwrap());
+        if name.ends_with(".png") || name.ends_with(".svg") {
+            assert!(
+                pictures_shown.contains(&name) || compared.contains(&name),
+                "{name} is committed but neither shown nor drawn by the guide: remove it"
+            );
+        }
     }
 }
 
@@ -339,10 +623,13 @@ fn the_checker_matches_elisions_and_splits_words_as_documented() {
         ]
     );
     assert_eq!(
-        command_of("cargo run --release -- --clients 5", 1).unwrap(),
+        command_of("cargo run --release -- --clients 5", "here").unwrap(),
         ["--clients", "5"]
     );
-    assert_eq!(command_of("cargo test --release   # the tests", 1), None);
+    assert_eq!(
+        command_of("cargo test --release   # the tests", "here"),
+        None
+    );
 }
 
 /// Experiment 1 over run seeds 0–99: per strategy the mean and sample standard deviation of
@@ -395,8 +682,8 @@ fn shown(x: f64) -> String {
 }
 
 #[test]
-fn experiment_1_figures_over_seeds_0_to_99_are_the_readmes() {
-    let text = readme();
+fn experiment_1_figures_over_seeds_0_to_99_are_the_guides() {
+    let text = doc("docs/experiments.md");
     let rows = [
         ("fixed 1 s", Strategy::Fixed),
         ("exponential", Strategy::Exponential),
@@ -409,7 +696,7 @@ fn experiment_1_figures_over_seeds_0_to_99_are_the_readmes() {
         let row = text
             .lines()
             .find(|l| l.starts_with(&format!("| {label} |")))
-            .unwrap_or_else(|| panic!("README: no Experiment 1 row `| {label} |`"));
+            .unwrap_or_else(|| panic!("docs/experiments.md: no Experiment 1 row `| {label} |`"));
         let cells: Vec<&str> = row.split('|').map(str::trim).collect();
         let peak = match o.peak_sd {
             0.0 => shown(o.peak_mean),
@@ -434,7 +721,10 @@ fn experiment_1_figures_over_seeds_0_to_99_are_the_readmes() {
             );
             // Prose wraps anywhere: compare with the text's words joined by single spaces.
             let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
-            assert!(flat.contains(&sentence), "README should say: {sentence}");
+            assert!(
+                flat.contains(&sentence),
+                "docs/experiments.md should say: {sentence}"
+            );
         }
     }
 }

@@ -20,7 +20,7 @@
 //!   and tries again then (so waiting attempts of a process compete, as botocore's threads
 //!   do). A wait is not a local rejection and not a timeout (the timeout starts at the send).
 //!
-//! Which refusals are throttling is the call loop's mapping (see the README): a capacity
+//! Which refusals are throttling is the call loop's mapping (see docs/retry-control.md): a capacity
 //! server's shed and a rate limiter's 429 are; the flaky server's 503, an outage and the down
 //! server's refusals are not (botocore classifies by error code: `Throttling`,
 //! `ThrottlingException`, `TooManyRequestsException`, `SlowDown`, … are throttling; a bare

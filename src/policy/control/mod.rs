@@ -7,7 +7,7 @@
 //! schedules, reads a clock, allocates after the start, draws or does I/O.
 //!
 //! Texts (`--budget grpc:max_tokens=20`) are read by [`Budget::parse`]; defaults are the
-//! sources' (see [`budget`] for each algorithm and the README for files and versions).
+//! sources' (see [`budget`] for each algorithm and docs/retry-control.md for files and versions).
 
 pub mod adaptive;
 pub mod breaker;

@@ -25,7 +25,7 @@ fn server_file(file: &mut ScenarioFile) -> &mut crate::config::ServerFile {
 }
 
 /// Every parameter a sweep can vary, in grid order: the first varies slowest, the last
-/// fastest (the README lists them). Strategy comes first so that a sweep's rows group by
+/// fastest (docs/sweeps-and-clusters.md lists them). Strategy comes first so that a sweep's rows group by
 /// strategy.
 pub static PARAMETERS: [Parameter; 36] = [
     Parameter {
