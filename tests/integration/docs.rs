@@ -101,3 +101,83 @@ fn the_readme_is_a_front_door() {
         );
     }
 }
+
+/// Every figure of `name` is the text's words joined by single spaces (prose wraps anywhere).
+fn says(name: &str, sentence: &str) {
+    let flat = repo_file(name)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(flat.contains(sentence), "{name} should say: {sentence}");
+}
+
+#[test]
+fn the_work_figure_the_model_guide_quotes_is_the_estimate() {
+    let scenario =
+        herd_sim::config::ScenarioFile::parse("clients = 10000000\nstrategy = \"all\"\n", None)
+            .unwrap()
+            .validate()
+            .unwrap();
+    let events = scenario.work_estimate();
+    // Six strategies against the down server, five requests a client, plus each run's setup.
+    assert_eq!(scenario.strategies.len(), 6);
+    assert_eq!(
+        events,
+        6 * (10_000_000 * 5 + herd_sim::config::RUN_SETUP_EVENTS)
+    );
+    says(
+        "docs/model.md",
+        &format!(
+            "10 M clients with `--strategy all` against the down server is {} M events",
+            (events + 500_000) / 1_000_000
+        ),
+    );
+}
+
+/// The backticked names of `name` between `from` and the next `(`.
+fn listed(name: &str, from: &str) -> Vec<String> {
+    let text = repo_file(name);
+    let at = text
+        .find(from)
+        .unwrap_or_else(|| panic!("{name}: no `{from}`"))
+        + from.len();
+    let list = &text[at..at + text[at..].find('(').unwrap()];
+    list.split('`')
+        .skip(1)
+        .step_by(2)
+        .map(String::from)
+        .collect()
+}
+
+#[test]
+fn the_csv_columns_the_model_guide_lists_are_the_header() {
+    let documented = listed("docs/model.md", "one row per strategy, in the columns");
+    for args in [
+        &["--clients", "10", "--format", "csv"][..],
+        &[
+            "--clients",
+            "10",
+            "--format",
+            "csv",
+            "--server",
+            "fixed-window",
+        ],
+        &[
+            "--clients",
+            "10",
+            "--format",
+            "csv",
+            "--items",
+            "2",
+            "--latency",
+            "10ms",
+        ],
+    ] {
+        let csv = String::from_utf8(crate::herd_sim_ok(args)).unwrap();
+        let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
+        assert_eq!(header, documented, "{args:?}");
+    }
+    // The work fields Experiment 2's output names are the list's last six.
+    let work = listed("docs/experiments.md", "has them in the columns");
+    assert_eq!(work, documented[documented.len() - 6..]);
+}

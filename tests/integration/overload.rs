@@ -559,3 +559,59 @@ fn the_readmes_metastable_band_is_the_sweeps() {
     }
     readme_says(&parts.join("; "));
 }
+
+/// The outage-recovery prose on exponential backoff: each wave of clients returning together
+/// after the outage, how many the server answered in time and how many timed out, recomputed
+/// from the run's series.
+#[test]
+fn the_guides_outage_waves_are_the_series() {
+    let dir = tempfile::tempdir().unwrap();
+    let series = dir.path().join("series.csv");
+    let json = ok(&[
+        "--config",
+        "configs/outage-recovery.toml",
+        "--strategy",
+        "exponential",
+        "--format",
+        "json",
+        "--series-out",
+        series.to_str().unwrap(),
+    ]);
+    let result = &serde_json::from_slice::<Value>(&json).unwrap()["results"][0];
+    let (header, rows) = table(&std::fs::read(&series).unwrap());
+    let n = |row: &[String], name: &str| -> u64 { field(&header, row, name).parse().unwrap() };
+    let second = |row: &[String]| -> u64 { field(&header, row, "window_start_s").parse().unwrap() };
+    // A wave starts in a window after the outage (20 s) in which attempts arrive; its served
+    // and timed-out attempts are the windows' up to the next wave.
+    let mut waves: Vec<(u64, u64, u64, u64)> = Vec::new(); // (start, arrived, served, timed out)
+    for row in rows.iter().filter(|row| second(row) >= 20) {
+        if n(row, "attempts") > 0 {
+            waves.push((second(row), n(row, "attempts"), 0, 0));
+        }
+        if let Some(wave) = waves.last_mut() {
+            wave.2 += n(row, "succeeded");
+            wave.3 += n(row, "timed_out");
+        }
+    }
+    assert_eq!(waves.len(), 2, "{waves:?}");
+    let [(t1, a1, s1, x1), (t2, a2, s2, x2)] = [waves[0], waves[1]];
+    // Every client comes back in the first wave, and the second is the first's timed out.
+    assert_eq!(a1, result["calls"].as_u64().unwrap());
+    assert_eq!(a2, x1);
+    assert_eq!(x1 + x2, result["timed_out"].as_u64().unwrap());
+    let thousands = |x: u64| match x {
+        10_000.. => format!("{} {:03}", x / 1000, x % 1000),
+        _ => x.to_string(),
+    };
+    readme_says(&format!(
+        "Exponential backoff brings all {} surviving clients back together at {t1} s: the server \
+         answers {s1} of them within the 2 s timeout, the other {x1} time out and come back \
+         together at {t2} s, where {s2} more are answered in time and the last {x2} time out \
+         again, their retries spent ({} timeouts in all, {} s of abandoned work); {:.0} % of \
+         calls succeed.",
+        thousands(a1),
+        x1 + x2,
+        result["abandoned_work_s"].as_f64().unwrap(),
+        result["goodput_pct"].as_f64().unwrap()
+    ));
+}

@@ -39,7 +39,7 @@ use herd_sim::sweep::file::SweepFile;
 use herd_sim::sweep::{Plan, SweepSpec, DEFAULT_MAX_CELLS};
 
 /// Lines of ` ```sh ` blocks that are shown but not run, by prefix, with the reason.
-const NOT_RUN: [(&str, &str); 7] = [
+const NOT_RUN: [(&str, &str); 6] = [
     (
         "cargo test",
         "the test suite itself: this test is part of it",
@@ -51,10 +51,6 @@ const NOT_RUN: [(&str, &str); 7] = [
     (
         "cargo build",
         "builds the binary this suite already runs (the dist profile takes minutes)",
-    ),
-    (
-        "/usr/bin/time",
-        "a measurement of time and memory at 10 M clients, quoted in the README as measured",
     ),
     (
         "bash deploy/slurm/",
