@@ -84,7 +84,7 @@ struct ValidRun<'a> {
 }
 
 fn validate_run(file: ScenarioFile, args: &RunArgs) -> anyhow::Result<ValidRun<'_>> {
-    let mut scenario = file.validate_on(args.threads.map(|n| n as usize))?;
+    let mut scenario = file.validate_without_budget_on(args.threads.map(|n| n as usize))?;
     check_requests(
         scenario.requests_estimate(),
         args.max_requests.unwrap_or(DEFAULT_MAX_REQUESTS),
@@ -110,11 +110,7 @@ fn validate_run(file: ScenarioFile, args: &RunArgs) -> anyhow::Result<ValidRun<'
         || args.png.is_some()
         || args.svg.is_some()
         || args.overload.series_out.is_some();
-    if dense {
-        scenario.check_memory_with_json()?;
-    } else {
-        scenario.check_memory()?;
-    }
+    scenario.check_memory_with(dense)?;
     scenario.check_reservable(dense)?;
     // --series-out names a series only a call-loop run has; --png/--svg draw that series.
     let call_loop = scenario.run_spec(scenario.strategies[0]).uses_call_loop();

@@ -1,6 +1,10 @@
 //! What a run may cost before it starts: the latest time anything can happen (so how long
-//! histograms can grow) and the bytes a run needs at most, checked against `--memory-limit`.
+//! histograms can grow) and the bytes a run needs at most, part by part
+//! ([`MemoryEstimate`]), checked against `--memory-limit`. A refusal names the whole estimate,
+//! its largest part and the flags that drive that part. All arithmetic saturates
+//! ([`Sat`]): an absurd input gives an estimate too big to run, never a small one.
 
+use super::saturating::Sat;
 use super::{ConfigError, LimitedModel, LimiterRule, Scenario, ServerModel};
 use crate::engine::{Path, Work, CLIENTS_PER_BLOCK};
 use crate::metrics::{BLOCK_WINDOWS, DENSE_WINDOWS, MAX_CLIENT_FINISHES};
@@ -12,24 +16,85 @@ use crate::workload::Arrivals;
 /// Bytes of one window of a call-loop series.
 const SERIES_ROW: u128 = std::mem::size_of::<crate::series::SeriesRow>() as u128;
 
-/// What a run may hold at once, term by term, in bytes; each term an upper bound.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct MemoryEstimate {
-    /// The runs being simulated at once (one per busy thread): their tallies, pending events,
-    /// items left and limiter keys, or on the independent path one block of clients each.
-    pub in_flight: u64,
-    /// The results kept until the report is built, one per strategy.
-    pub results: u64,
+/// The thread pool's jobs and small buffers, and a call-loop run's two latency sketches.
+const OVERHEAD: u128 = 64 << 10;
+
+/// A part of what a run holds; each an upper bound, in bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Part {
+    /// Per client: the herd paths' pending events, items left and finish times; the call
+    /// loop's generators, retry controls, tabs and next starts.
+    Clients,
+    /// The tallies' histograms (retries, served, refused) over the windows of the horizon.
+    Histograms,
+    /// A rate limiter's keys (and a fixed window's starts).
+    Keys,
+    /// The call loop's calls in flight: their slots, places in the server's queue and
+    /// pending events.
+    Calls,
+    /// The call loop's series: a row a `--series-bin` window of the horizon.
+    Series,
+    /// The results of the other strategies, kept until the report is built.
+    Results,
     /// The figures of every replicate, kept to compute their spread.
-    pub replicates: u64,
+    Replicates,
+    /// The dense JSON report, chart or `--series-out` rows being written.
+    Report,
+    /// The thread pool's jobs and small buffers, and the call loop's latency sketches.
+    Overhead,
+}
+
+impl Part {
+    /// Every part, in the order they are listed.
+    pub const ALL: [Part; 9] = [
+        Part::Clients,
+        Part::Histograms,
+        Part::Keys,
+        Part::Calls,
+        Part::Series,
+        Part::Results,
+        Part::Replicates,
+        Part::Report,
+        Part::Overhead,
+    ];
+}
+
+/// What a run may hold at once, part by part, in bytes; each part an upper bound.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MemoryEstimate {
+    bytes: [u64; Part::ALL.len()],
 }
 
 impl MemoryEstimate {
-    /// The sum of the terms.
+    /// The bytes of one part.
+    pub fn get(&self, part: Part) -> u64 {
+        self.bytes[part as usize]
+    }
+
+    fn add(&mut self, part: Part, bytes: Sat) {
+        let slot = &mut self.bytes[part as usize];
+        *slot = (Sat::from(*slot) + bytes).to_u64();
+    }
+
+    /// The sum of the parts.
     pub fn total(&self) -> u64 {
-        self.in_flight
-            .saturating_add(self.results)
-            .saturating_add(self.replicates)
+        self.bytes
+            .iter()
+            .fold(0u64, |sum, &b| sum.saturating_add(b))
+    }
+
+    /// The largest part and its bytes (the first of equals).
+    pub fn largest(&self) -> (Part, u64) {
+        Part::ALL
+            .iter()
+            .map(|&p| (p, self.get(p)))
+            .fold((Part::Clients, 0), |best, next| {
+                if next.1 > best.1 {
+                    next
+                } else {
+                    best
+                }
+            })
     }
 }
 
@@ -40,26 +105,30 @@ fn tab_bytes() -> u128 {
     (std::mem::size_of::<Tab>() + std::mem::size_of::<Reading>()) as u128
 }
 
-fn saturate(bytes: u128) -> u64 {
-    bytes.min(u128::from(u64::MAX)) as u64
-}
-
 /// Bytes of a tally's three [`crate::metrics::Histogram`]s (retries, served, refused) of at
 /// most `windows` windows and `requests` requests: each dense part (doubling as it grows), and
 /// beyond it at most one block of 16 counts (128 B, twice while the arena grows) per window
 /// counted, with its directory entries and map node. A request counts in served or refused
 /// and perhaps in retries: at most two blocks a request over the three.
-fn histograms_bytes(windows: u128, requests: u128) -> u128 {
-    let dense_windows = windows.min(DENSE_WINDOWS as u128);
+fn histograms_bytes(windows: Sat, requests: Sat) -> Sat {
+    let dense_windows = windows.min(Sat::from(DENSE_WINDOWS));
     let beyond = windows - dense_windows;
-    let blocks = (3 * beyond.div_ceil(BLOCK_WINDOWS as u128)).min(2 * requests);
-    let dense = 3 * 2 * 8 * dense_windows;
-    let sparse = if blocks == 0 {
-        0
+    let blocks = (beyond.div_ceil(Sat::from(BLOCK_WINDOWS)) * 3).min(requests * 2);
+    let dense = dense_windows * (3 * 2 * 8);
+    let sparse = if blocks == Sat::ZERO {
+        Sat::ZERO
     } else {
         blocks * (2 * 8 * BLOCK_WINDOWS as u128 + 2 * 4 * 4 + 64) + 3 * 8 * 1024
     };
     dense + sparse
+}
+
+fn nanos(d: SimDuration) -> Sat {
+    Sat::from(d.as_nanos())
+}
+
+fn instant(bound: Sat) -> SimDuration {
+    SimDuration(bound.to_u64())
 }
 
 impl Scenario {
@@ -82,27 +151,29 @@ impl Scenario {
     ///   within `clients × (wait + 6d) + d`, or sooner `retries + 1` attempts of `wait + 4d`.
     ///   `d` is the network delay's [`crate::engine::NetworkDelay::practical_max`].
     pub fn horizon(&self) -> SimDuration {
+        instant(self.horizon_bound())
+    }
+
+    fn horizon_bound(&self) -> Sat {
         if self.run_spec(self.strategies[0]).uses_call_loop() {
             return self.call_loop_horizon();
         }
         const SECOND: u128 = 1_000_000_000;
-        let round_trip = u128::from(self.latency.max().as_nanos());
-        let wait = u128::from(self.backoff.cap.max(self.backoff.base).as_nanos())
-            + round_trip
-            + self.tab_delay();
-        let requests_per_item = u128::from(self.retries) + 1;
+        let round_trip = nanos(self.latency.max());
+        let wait = nanos(self.backoff.cap.max(self.backoff.base)) + round_trip + self.tab_delay();
+        let requests_per_item = Sat::from(self.retries) + 1;
         let (items_per_client, items) = match self.work {
-            Work::Items(k) => (u128::from(k), u128::from(k) * u128::from(self.clients)),
-            Work::Pool(p) => (u128::from(p), u128::from(p)),
+            Work::Items(k) => (Sat::from(k), Sat::from(k) * Sat::from(self.clients)),
+            Work::Pool(p) => (Sat::from(p), Sat::from(p)),
         };
         let each_client = wait * requests_per_item * items_per_client;
-        let bound = match self.server {
+        match self.server {
             ServerModel::Down { recover_at: None } => (wait * requests_per_item).min(
                 self.longest_refused_waits() + (round_trip + self.tab_delay()) * requests_per_item,
             ),
             ServerModel::Down {
                 recover_at: Some(t),
-            } => each_client.min(u128::from(t.as_nanos()) + wait + items_per_client * round_trip),
+            } => each_client.min(nanos(t) + wait + items_per_client * round_trip),
             // Call-loop runs are bounded by `call_loop_horizon` above.
             ServerModel::Capacity(_) | ServerModel::Flaky(_) => wait * requests_per_item,
             ServerModel::Limited(m) => {
@@ -111,31 +182,30 @@ impl Scenario {
                     LimiterRule::SlidingWindow(r) => r.window,
                     LimiterRule::TokenBucket(r) => r.interval,
                 };
-                let stretch = wait + u128::from(memory.as_nanos()) + SECOND;
+                let stretch = wait + nanos(memory) + SECOND;
                 each_client.min((items + 1) * stretch + wait)
             }
             ServerModel::Occ => {
-                let d = u128::from(self.network_delay.practical_max().as_nanos());
-                let attempts = requests_per_item * (wait + 4 * d);
-                attempts.min(u128::from(self.clients) * (wait + 6 * d)) + d
+                let d = nanos(self.network_delay.practical_max());
+                let attempts = requests_per_item * (wait + d * 4);
+                attempts.min(Sat::from(self.clients) * (wait + d * 6)) + d
             }
-        };
-        SimDuration(bound.min(u128::from(u64::MAX)) as u64)
+        }
     }
 
     /// What browser tabs can add to one wait: a hidden tab's timer runs up to a minute late
     /// (Chrome's minute alignment), and a pausing tab waits for its flip to visible, which in
     /// practice (an exponential dwell beyond 40 means has probability e^−40) comes within 40
     /// mean dwells, counted twice (paused on reading, and again when the timer ran hidden).
-    fn tab_delay(&self) -> u128 {
+    fn tab_delay(&self) -> Sat {
         use crate::engine::browser::WhenHidden;
         let b = &self.browser;
-        let mut extra = 0u128;
+        let mut extra = Sat::ZERO;
         if b.hidden > 0.0 || b.switch_mean.is_some() {
-            extra += 60_000_000_000;
+            extra = extra + 60_000_000_000;
         }
         if let (WhenHidden::Pause, Some(mean)) = (b.when_hidden, b.switch_mean) {
-            extra += 2 * 40 * u128::from(mean.as_nanos());
+            extra = extra + nanos(mean) * (2 * 40);
         }
         extra
     }
@@ -145,14 +215,14 @@ impl Scenario {
     /// for good): the sum of each retry's largest wait. Exponential-shaped strategies (and the
     /// header readers, which fall back to them) wait at most `e_k`; fixed waits `base`; naive
     /// nothing; decorrelated jitter's `k`-th wait stays below `min(cap, base · 3^k)`.
-    fn longest_refused_waits(&self) -> u128 {
-        let cap = u128::from(self.backoff.cap.as_nanos());
-        let base = u128::from(self.backoff.base.as_nanos()).min(cap);
-        let mut longest = 0u128;
+    fn longest_refused_waits(&self) -> Sat {
+        let cap = nanos(self.backoff.cap);
+        let base = nanos(self.backoff.base).min(cap);
+        let mut longest = Sat::ZERO;
         for &strategy in &self.strategies {
-            let wait = |k: u32| -> u128 {
+            let wait = |k: u32| -> Sat {
                 match strategy {
-                    Strategy::Naive => 0,
+                    Strategy::Naive => Sat::ZERO,
                     Strategy::Fixed => base,
                     Strategy::DecorrelatedJitter => {
                         let mut w = base;
@@ -161,20 +231,20 @@ impl Scenario {
                         }
                         w
                     }
-                    _ => u128::from(self.backoff.exponential(k).as_nanos()),
+                    _ => nanos(self.backoff.exponential(k)),
                 }
             };
             // Waits never shrink; once two in a row are equal (capped, or not growing) the
             // rest are the same.
-            let mut total = 0u128;
+            let mut total = Sat::ZERO;
             let mut previous = None;
             for k in 1..=self.retries {
                 let w = wait(k);
                 if previous == Some(w) {
-                    total += w * u128::from(self.retries - k + 1);
+                    total = total + w * Sat::from(self.retries - k + 1);
                     break;
                 }
-                total += w;
+                total = total + w;
                 previous = Some(w);
             }
             longest = longest.max(total);
@@ -185,15 +255,17 @@ impl Scenario {
     /// Estimated bytes a run of this scenario needs at most, on the path it will take
     /// ([`Scenario::path`]; set it before asking): see [`MemoryEstimate`].
     pub fn memory_estimate(&self) -> u64 {
-        self.memory_terms().total()
+        self.memory_terms(false).total()
     }
 
-    /// The estimate term by term.
-    pub fn memory_terms(&self) -> MemoryEstimate {
-        let threads = self.threads.max(1) as u128;
-        let clients = u128::from(self.clients);
-        let strategies = self.strategies.len() as u128;
-        let replicates = u128::from(self.replicates);
+    /// The estimate part by part; `report` adds the dense JSON report, chart or series
+    /// ([`Part::Report`]).
+    pub fn memory_terms(&self, report: bool) -> MemoryEstimate {
+        let mut estimate = MemoryEstimate::default();
+        let threads = Sat::from(self.threads.max(1));
+        let clients = Sat::from(self.clients);
+        let strategies = Sat::from(self.strategies.len());
+        let replicates = Sat::from(self.replicates);
         let runs = strategies * replicates;
         let independent = match self.path {
             Path::EventQueue => false,
@@ -202,26 +274,25 @@ impl Scenario {
             }
         };
         // Histograms: the windows the horizon allows, but never more blocks than requests.
-        let windows = u128::from(self.horizon().as_nanos() / self.bin.as_nanos()) + 1;
-        let requests_per_item = u128::from(self.retries) + 1;
+        let windows = self.windows();
+        let requests_per_item = Sat::from(self.retries) + 1;
         let requests = match self.work {
-            Work::Items(k) => u128::from(k) * clients * requests_per_item,
-            Work::Pool(p) => (u128::from(p) + clients) * requests_per_item,
+            Work::Items(k) => Sat::from(k) * clients * requests_per_item,
+            Work::Pool(p) => (Sat::from(p) + clients) * requests_per_item,
         };
         let histograms = histograms_bytes(windows, requests);
         // Each client's finish time, in small runs (an `Option<SimTime>`, 16 B).
         let finishes = if self.clients as usize <= MAX_CLIENT_FINISHES {
-            16 * clients
+            clients * 16
         } else {
-            0
+            Sat::ZERO
         };
-        let tally = histograms + finishes;
         let window_starts = match self.server {
             ServerModel::Limited(LimitedModel {
                 rule: LimiterRule::FixedWindow(_),
                 ..
-            }) => 8 * MAX_WINDOW_STARTS as u128,
-            _ => 0,
+            }) => Sat::from(8 * MAX_WINDOW_STARTS),
+            _ => Sat::ZERO,
         };
         // Runs in flight at once. The event queue: one run a busy thread, each with its tally,
         // its pending events (one a client: 24 or 32 B, three times that with the queue's blocks
@@ -229,31 +300,37 @@ impl Scenario {
         // (4 B a client with several items each) and the limiter's keys
         // (a sliding window logs `limit` times of 8 B a key). The independent path: one block
         // of clients a busy thread, and as many partial tallies again being merged.
-        let items_bytes = match self.work {
+        let items_bytes: u128 = match self.work {
             Work::Items(k) if k > 1 => 4,
             _ => 0,
         };
-        let in_flight = if independent {
-            let blocks = runs * u128::from(self.clients.div_ceil(CLIENTS_PER_BLOCK));
-            let block_clients = clients.min(u128::from(CLIENTS_PER_BLOCK));
-            threads.min(blocks) * (2 * tally + items_bytes * block_clients)
+        let call_loop = self.run_spec(self.strategies[0]).uses_call_loop();
+        if independent {
+            let blocks = runs * Sat::from(self.clients.div_ceil(CLIENTS_PER_BLOCK));
+            let block_clients = clients.min(Sat::from(CLIENTS_PER_BLOCK));
+            let busy = threads.min(blocks);
+            estimate.add(Part::Histograms, busy * histograms * 2);
+            estimate.add(
+                Part::Clients,
+                busy * (finishes * 2 + block_clients * items_bytes),
+            );
         } else {
-            let key_bytes: u128 = match self.server {
+            let key_bytes = match self.server {
                 ServerModel::Down { .. }
                 | ServerModel::Occ
                 | ServerModel::Capacity(_)
-                | ServerModel::Flaky(_) => 0,
+                | ServerModel::Flaky(_) => Sat::ZERO,
                 ServerModel::Limited(m) => {
-                    let keys = clients.div_ceil(u128::from(m.clients_per_address));
+                    let keys = clients.div_ceil(Sat::from(m.clients_per_address));
                     let per_key = match m.rule {
-                        LimiterRule::SlidingWindow(r) => 8 * u128::from(r.limit) + 16,
-                        LimiterRule::FixedWindow(_) => 32,
-                        LimiterRule::TokenBucket(_) => 32,
+                        LimiterRule::SlidingWindow(r) => Sat::from(r.limit) * 8 + 16,
+                        LimiterRule::FixedWindow(_) => Sat(32),
+                        LimiterRule::TokenBucket(_) => Sat(32),
                     };
                     keys * per_key
                 }
             };
-            let event = if self.strategies.contains(&Strategy::DecorrelatedJitter) {
+            let event: u128 = if self.strategies.contains(&Strategy::DecorrelatedJitter) {
                 32
             } else {
                 24
@@ -269,30 +346,49 @@ impl Scenario {
             } else {
                 0
             };
-            let per_run = tally + clients * (3 * event + items_bytes) + key_bytes + window_starts;
-            threads.min(runs) * per_run
-        };
+            let busy = threads.min(runs);
+            estimate.add(Part::Histograms, busy * histograms);
+            // The call loop keeps its own per-client state (counted below), not the herd's
+            // events.
+            let per_client = if call_loop {
+                Sat::ZERO
+            } else {
+                clients * (3 * event + items_bytes)
+            };
+            estimate.add(Part::Clients, busy * (finishes + per_client));
+            estimate.add(Part::Keys, busy * (key_bytes + window_starts));
+        }
+        if call_loop {
+            let busy = threads.min(runs);
+            let (processes, calls, series) = self.call_loop_bytes();
+            estimate.add(Part::Clients, busy * processes);
+            estimate.add(Part::Calls, busy * calls);
+            estimate.add(Part::Series, busy * series);
+            estimate.add(Part::Overhead, busy * (2 * 65_536));
+        }
         // Kept until the report is built: each other strategy's result (replicate 0's histograms,
         // finishes as seconds, window starts), and the figures of every other replicate (five
         // numbers of 8 B, twice while they are collected in parallel).
         // A call-loop run's result also keeps its series (a `SeriesRow` a window) and its
         // three description strings.
         let series = self.series_rows() * SERIES_ROW + 3 * 256;
-        let results = (strategies - 1) * (tally + window_starts + series);
-        let replicate_figures = if self.replicates > 1 {
-            strategies * replicates * 2 * 40
-        } else {
-            0
-        };
-        // The thread pool's jobs and small buffers.
-        const OVERHEAD: u128 = 64 << 10;
-        // A call-loop run's calls, events and series (0 on the herd paths).
-        let call_loop = self.call_loop_bytes() * threads.min(runs);
-        MemoryEstimate {
-            in_flight: saturate(in_flight + call_loop + OVERHEAD),
-            results: saturate(results),
-            replicates: saturate(replicate_figures),
+        estimate.add(
+            Part::Results,
+            (strategies - 1) * (histograms + finishes + window_starts + series),
+        );
+        if self.replicates > 1 {
+            estimate.add(Part::Replicates, strategies * replicates * (2 * 40));
         }
+        estimate.add(Part::Overhead, Sat(OVERHEAD));
+        if report {
+            estimate.add(Part::Report, Sat::from(self.json_output_estimate()));
+        }
+        estimate
+    }
+
+    /// Windows of `--bin` the horizon spans.
+    fn windows(&self) -> Sat {
+        self.horizon_bound() / nanos(self.bin) + 1
     }
 
     /// Calls a call-loop run starts at most: one a client for a herd; for Poisson arrivals
@@ -303,161 +399,291 @@ impl Scenario {
             Arrivals::Herd => u128::from(self.clients),
             Arrivals::Poisson(s) => {
                 let mean = s.expected_calls();
-                (mean + 10.0 * mean.sqrt() + 100.0).ceil() as u128
+                Sat::ceil(mean + 10.0 * mean.sqrt() + 100.0).0
             }
         }
     }
 
+    /// The longest one attempt can be in service at a capacity server, and the longest from
+    /// its arrival to the end of its service (the backlog): a service takes at most the
+    /// demand's practical maximum plus `slowdown` for each other request in service (at most
+    /// `workers − 1`), divided by the lowest capacity factor. With bounded workers an arrival
+    /// waits first for as many completions as requests are ahead of it, plus one: at most the
+    /// queue's bound first-in first-out, else every other attempt (last-in first-out lets
+    /// later ones pass); the workers complete at least one each per longest service.
+    /// (0, 0) for other servers.
+    fn service_bounds(&self) -> (Sat, Sat) {
+        use crate::server::QueueOrder;
+        let ServerModel::Capacity(r) = self.server else {
+            return (Sat::ZERO, Sat::ZERO);
+        };
+        let attempts = Sat(self.call_bound()) * (Sat::from(self.retries) + 1);
+        let lowest = self
+            .overload
+            .triggers
+            .degrades
+            .iter()
+            .map(|d| d.factor)
+            .fold(1.0, f64::min);
+        let others_in_service = r.workers.map_or(attempts, Sat::from).min(attempts) - 1;
+        let longest = nanos(r.service.practical_max()) + nanos(r.slowdown) * others_in_service;
+        let longest = Sat::ceil(longest.as_f64() / lowest).max(longest);
+        let Some(workers) = r.workers else {
+            return (longest, longest);
+        };
+        let ahead = match (r.queue, r.order) {
+            (Some(q), QueueOrder::Fifo) => Sat::from(q).min(attempts - 1),
+            _ => attempts - 1,
+        };
+        let wait = longest * (ahead + 1).div_ceil(Sat::from(workers));
+        (longest, wait + longest)
+    }
+
     /// The latest time anything can happen on the call loop: the last call start, then for
     /// each of its attempts a wait (the cap, and what browser tabs add to it), two network
-    /// trips and either the timeout or
-    /// the server's whole backlog, then the backlog again (abandoned work is still done).
-    /// The backlog: every attempt's longest service time (slowdown for every attempt in
-    /// service, divided by the lowest capacity factor), shared by the workers.
-    fn call_loop_horizon(&self) -> SimDuration {
+    /// trips and either the timeout or the server's backlog (its wait for a worker and its
+    /// service, [`Scenario::service_bounds`]), then the backlog again (abandoned work is
+    /// still done).
+    fn call_loop_horizon(&self) -> Sat {
         let o = &self.overload;
         let start = match &o.arrivals {
-            Arrivals::Herd => 0,
-            Arrivals::Poisson(s) => u128::from(s.end.as_nanos()),
+            Arrivals::Herd => Sat::ZERO,
+            Arrivals::Poisson(s) => Sat::from(s.end.as_nanos()),
         };
-        let tries = u128::from(self.retries) + 1;
-        let attempts = self.call_bound() * tries;
+        let tries = Sat::from(self.retries) + 1;
         let trip = match o.network {
-            Some(d) => 2 * u128::from(d.practical_max().as_nanos()),
-            None => u128::from(self.latency.max().as_nanos()),
+            Some(d) => nanos(d.practical_max()) * 2,
+            None => nanos(self.latency.max()),
         };
-        let backlog = match self.server {
-            ServerModel::Capacity(r) => {
-                let lowest = o
-                    .triggers
-                    .degrades
-                    .iter()
-                    .map(|d| d.factor)
-                    .fold(1.0, f64::min);
-                let longest = u128::from(r.service.practical_max().as_nanos())
-                    + u128::from(r.slowdown.as_nanos()) * attempts;
-                let longest = (longest as f64 / lowest).ceil() as u128;
-                let workers = r.workers.map_or(attempts, u128::from).max(1);
-                longest * attempts.div_ceil(workers)
-            }
-            _ => 0,
-        };
-        let answer = o
-            .timeout
-            .map_or(backlog, |t| u128::from(t.as_nanos()).min(backlog));
+        let (_, backlog) = self.service_bounds();
+        let answer = o.timeout.map_or(backlog, |t| nanos(t).min(backlog));
         let outage = o
             .triggers
             .last_end()
-            .map_or(0, |t| u128::from(t.as_nanos()));
-        let per_try = u128::from(self.backoff.cap.as_nanos()) + trip + answer + self.tab_delay();
-        let bound = start.max(outage) + tries * per_try + backlog;
-        SimDuration(bound.min(u128::from(u64::MAX)) as u64)
+            .map_or(Sat::ZERO, |t| Sat::from(t.as_nanos()));
+        let per_try = nanos(self.backoff.cap) + trip + answer + self.tab_delay();
+        start.max(outage) + tries * per_try + backlog
     }
 
     /// Rows a call-loop run's series can hold at most: one a window of the horizon (0 on the
     /// herd paths).
     pub fn series_rows(&self) -> u128 {
+        self.series_windows().0
+    }
+
+    fn series_windows(&self) -> Sat {
         if !self.run_spec(self.strategies[0]).uses_call_loop() {
-            return 0;
+            return Sat::ZERO;
         }
-        u128::from(self.horizon().as_nanos() / self.overload.series_bin.as_nanos()) + 1
+        self.horizon_bound() / nanos(self.overload.series_bin) + 1
     }
 
     /// Bytes of the series written out at most, by the JSON report (eleven pretty-printed
     /// arrays, a line of up to 30 B per value) or by `--series-out` (a row of twelve fields,
     /// up to 240 B), twice while the buffer grows, for every strategy.
     pub fn series_output_estimate(&self) -> u64 {
-        saturate(2 * self.strategies.len() as u128 * self.series_rows() * 11 * 30)
+        (Sat::from(self.strategies.len()) * self.series_windows() * (2 * 11 * 30)).to_u64()
     }
 
-    /// Bytes of one call-loop run beyond its histograms: a generator per client (8 B) and its
-    /// retry control if any, and per call that can be in flight a slot (48 B) and its place in the server's queue
-    /// (32 B), three times over (a vector grown by doubling holds its old and new buffers at
-    /// once), and up to three pending events (its start, its arrival or completion, its
-    /// timeout: 48 B each) three times over (the queue's partly filled blocks and re-filing);
-    /// the series (one `SeriesRow`, 104 B, a window of the horizon) and two latency sketches (64 KiB
-    /// each). 0 on the herd paths. `tests/memory` measured 100 000 herd calls at 1.1× this.
-    fn call_loop_bytes(&self) -> u128 {
-        if !self.run_spec(self.strategies[0]).uses_call_loop() {
-            return 0;
-        }
-        let calls = self.call_bound() * (3 * (48 + 32) + 3 * 3 * 48);
-        // Each process's retry control, when there is one.
+    /// Bytes of one call-loop run beyond its histograms, as (per process, calls in flight,
+    /// series): a generator per client process (8 B), its retry control and tab if any, and
+    /// its next start;
+    /// per call that can be in flight a slot (48 B) and its place in the server's queue (32 B),
+    /// three times over (a vector grown by doubling holds its old and new buffers at once),
+    /// and up to three pending events (its start, its arrival or completion, its timeout:
+    /// 48 B each) three times over (the queue's partly filled blocks and re-filing), and a
+    /// tab's reading; the series (one `SeriesRow`, 104 B, a window of the horizon).
+    /// `tests/memory` measured 100 000 herd calls at 1.1× this.
+    fn call_loop_bytes(&self) -> (Sat, Sat, Sat) {
         let control = if self.controls.is_none() {
             0
         } else {
             std::mem::size_of::<crate::policy::control::ProcessControl>() as u128
         };
-        // Browser tabs: a tab a process, and a reading a call slot (three times over, as the
-        // slots).
-        let tabs = if self.browser.is_active() {
-            u128::from(self.clients) * tab_bytes() + self.call_bound() * 3 * tab_bytes()
+        let tab = if self.browser.is_active() {
+            tab_bytes()
         } else {
             0
         };
-        u128::from(self.clients) * (8 + control)
-            + calls
-            + tabs
-            + self.series_rows() * SERIES_ROW
-            + 2 * 65_536
+        // A process's generator, control and tab, and its pending start (48 B, three times
+        // over as any event).
+        let processes = Sat::from(self.clients) * (8 + control + tab + 3 * 48);
+        let calls = Sat(self.call_bound()) * (3 * (48 + 32) + 3 * 3 * 48 + 3 * tab);
+        let series = self.series_windows() * SERIES_ROW;
+        (processes, calls, series)
     }
 
     /// Bytes of the JSON report at most: every histogram is written densely, one pretty-printed
     /// line a window (`      12,` : up to 20 digits and 9 more bytes), three histograms a
     /// strategy, and the buffer may be twice its length while it grows.
     pub fn json_output_estimate(&self) -> u64 {
-        let windows = u128::from(self.horizon().as_nanos() / self.bin.as_nanos()) + 1;
         let digits = u128::from(self.clients).to_string().len() as u128
             + u128::from(self.retries).to_string().len() as u128;
-        saturate(2 * 3 * self.strategies.len() as u128 * windows * (9 + digits))
-            .saturating_add(self.series_output_estimate())
+        (Sat::from(self.strategies.len()) * self.windows() * (2 * 3 * (9 + digits))
+            + Sat::from(self.series_output_estimate()))
+        .to_u64()
     }
 
     /// Refuses a run whose [`Scenario::memory_estimate`] exceeds the budget. Check it once the
     /// path is chosen (validation checks the automatic path; `--engine` may change it).
     pub fn check_memory(&self) -> Result<(), ConfigError> {
-        self.check_bytes(self.memory_estimate())
+        self.check_terms(&self.memory_terms(false))
     }
 
-    /// Refuses a run whose estimate plus its JSON report exceeds the budget.
-    pub fn check_memory_with_json(&self) -> Result<(), ConfigError> {
-        self.check_bytes(
-            self.memory_estimate()
-                .saturating_add(self.json_output_estimate()),
-        )
+    /// Refuses a run whose estimate, with the dense JSON report, chart or series when `report`,
+    /// exceeds the budget; the refusal names the whole estimate and its largest part.
+    pub fn check_memory_with(&self, report: bool) -> Result<(), ConfigError> {
+        self.check_terms(&self.memory_terms(report))
     }
 
-    fn check_bytes(&self, estimate: u64) -> Result<(), ConfigError> {
+    fn check_terms(&self, terms: &MemoryEstimate) -> Result<(), ConfigError> {
+        let estimate = terms.total();
         if estimate > self.memory_limit {
+            let (part, advice) = self.explain(terms);
             return Err(ConfigError::TooBig {
-                estimate: human_bytes(estimate),
+                advice: format!("{advice}, or raise --memory-limit"),
+                estimate: format!("{} ({part})", human_bytes(estimate)),
                 budget: human_bytes(self.memory_limit),
             });
         }
         Ok(())
     }
 
+    /// The largest part of `terms` as a phrase (`4.1 GiB of it the call loop's series, ...`)
+    /// and the flags that shrink it.
+    fn explain(&self, terms: &MemoryEstimate) -> (String, String) {
+        let (part, bytes) = terms.largest();
+        let horizon = self.horizon();
+        let drivers = self.horizon_drivers(" and ");
+        let lower = self.horizon_drivers(" or ");
+        let (what, advice) = match part {
+            Part::Clients => (
+                format!("the {} clients' pending events and state", self.clients),
+                "lower --clients".to_string(),
+            ),
+            Part::Histograms => (
+                format!(
+                    "the histograms, up to {} windows of --bin {} over a horizon of {horizon}, \
+                     which {drivers} bound",
+                    self.windows().0,
+                    self.bin
+                ),
+                format!("widen --bin, or lower {lower}"),
+            ),
+            Part::Keys => (
+                "the rate limiter's keys".to_string(),
+                "lower --clients or raise --clients-per-address".to_string(),
+            ),
+            Part::Calls => (
+                format!("up to {} calls in flight", self.call_bound()),
+                "lower --rate or --duration (Poisson) or --clients (a herd)".to_string(),
+            ),
+            Part::Series => (
+                format!(
+                    "the series, up to {} windows of --series-bin {} over a horizon of \
+                     {horizon}, which {drivers} bound",
+                    self.series_rows(),
+                    self.overload.series_bin
+                ),
+                format!("widen --series-bin, or lower {lower}"),
+            ),
+            Part::Results => (
+                format!(
+                    "the results of {} strategies kept for the report",
+                    self.strategies.len()
+                ),
+                "run fewer strategies (--strategy)".to_string(),
+            ),
+            Part::Replicates => (
+                format!("the figures of {} replicates", self.replicates),
+                "lower --replicates".to_string(),
+            ),
+            Part::Report => (
+                "the dense JSON report, chart or series".to_string(),
+                "widen --bin or --series-bin, or write a table or CSV without --png, --svg \
+                 or --series-out"
+                    .to_string(),
+            ),
+            Part::Overhead => (
+                "the buffers every run needs".to_string(),
+                "this is the least a run needs".to_string(),
+            ),
+        };
+        (format!("{} of it {what}", human_bytes(bytes)), advice)
+    }
+
+    /// The flags that bound the horizon of this scenario's runs, for advice, the last joined
+    /// with `last` (` and `, ` or `).
+    fn horizon_drivers(&self, last_join: &str) -> String {
+        use crate::engine::browser::WhenHidden;
+        let mut flags: Vec<&str> = Vec::new();
+        if self.run_spec(self.strategies[0]).uses_call_loop() {
+            if matches!(self.overload.arrivals, Arrivals::Poisson(_)) {
+                flags.push("--duration");
+            }
+            flags.extend(["--cap", "--retries"]);
+            if let ServerModel::Capacity(r) = self.server {
+                flags.push("--timeout");
+                flags.push("--service-time");
+                if r.workers.is_some() {
+                    flags.push("--workers");
+                    if r.queue.is_none() {
+                        flags.push("--queue");
+                    }
+                }
+                if !r.slowdown.is_zero() {
+                    flags.push("--slowdown");
+                }
+                if !self.overload.triggers.degrades.is_empty() {
+                    flags.push("--degrade");
+                }
+            }
+            if !self.overload.triggers.outages.is_empty() {
+                flags.push("--outage");
+            }
+        } else {
+            match self.server {
+                ServerModel::Down { recover_at: None } => flags.extend(["--cap", "--retries"]),
+                ServerModel::Down {
+                    recover_at: Some(_),
+                } => flags.extend(["--recover-at", "--cap", "--retries", "--items"]),
+                ServerModel::Limited(_) => {
+                    flags.extend(["--items (or --pool)", "--cap", "--retries", "--window"])
+                }
+                ServerModel::Occ => flags.extend(["--clients", "--retries", "--network-delay"]),
+                ServerModel::Capacity(_) | ServerModel::Flaky(_) => {
+                    flags.extend(["--cap", "--retries"])
+                }
+            }
+            if !matches!(self.latency.max(), SimDuration::ZERO) {
+                flags.push("--latency");
+            }
+        }
+        if self.browser.when_hidden == WhenHidden::Pause && self.browser.switch_mean.is_some() {
+            flags.push("--visibility-switch");
+        }
+        match flags.split_last() {
+            Some((last, [])) => last.to_string(),
+            Some((last, rest)) => format!("{}{last_join}{last}", rest.join(", ")),
+            None => String::new(),
+        }
+    }
+
     /// Asks the allocator for the estimated bytes at once and gives them back (untouched, so
     /// nothing is paged in): with `--memory-limit` raised past what the machine has, a run the
     /// system cannot hold fails here with one line instead of aborting on an allocation part
-    /// way through. `with_json` adds the dense JSON report, chart or series.
-    pub fn check_reservable(&self, with_json: bool) -> Result<(), ConfigError> {
-        let run = self.memory_estimate();
-        let (estimate, what) = if with_json {
-            (
-                run.saturating_add(self.json_output_estimate()),
-                "the run with its dense JSON report, chart or series",
-            )
-        } else {
-            (run, "the run")
-        };
+    /// way through. `report` adds the dense JSON report, chart or series.
+    pub fn check_reservable(&self, report: bool) -> Result<(), ConfigError> {
+        let terms = self.memory_terms(report);
+        let estimate = terms.total();
         if reservable(estimate) {
             return Ok(());
         }
+        let (part, advice) = self.explain(&terms);
         Err(ConfigError::Unavailable {
-            estimate: human_bytes(estimate),
-            what,
+            estimate: format!("{} ({part})", human_bytes(estimate)),
             budget: human_bytes(self.memory_limit),
+            advice,
         })
     }
 }
@@ -527,28 +753,146 @@ mod tests {
             .validate_on(threads)
             .unwrap();
             scenario.path = Path::EventQueue;
-            (scenario.threads, scenario.memory_terms())
+            let terms = scenario.memory_terms(false);
+            let kept = (terms.get(Part::Results), terms.get(Part::Replicates));
+            (scenario.threads, terms.total() - kept.0 - kept.1, kept)
         };
         let (one, two, three, four, five) = (
-            terms(Some(1)).1,
-            terms(Some(2)).1,
-            terms(Some(3)).1,
-            terms(Some(4)).1,
-            terms(Some(5)).1,
+            terms(Some(1)),
+            terms(Some(2)),
+            terms(Some(3)),
+            terms(Some(4)),
+            terms(Some(5)),
         );
-        let run = two.in_flight - one.in_flight;
+        let run = two.1 - one.1;
         assert!(
             run > 10_000 * 24,
             "one run holds an event a client: {run} B"
         );
-        assert_eq!(three.in_flight, one.in_flight + 2 * run);
-        assert_eq!(four.in_flight, one.in_flight + 3 * run);
-        assert_eq!(five, four, "four runs: a fifth thread has none to hold");
+        assert_eq!(three.1, one.1 + 2 * run);
+        assert_eq!(four.1, one.1 + 3 * run);
         assert_eq!(
-            (three.results, three.replicates),
-            (one.results, one.replicates)
+            (five.1, five.2),
+            (four.1, four.2),
+            "four runs: a fifth thread has none to hold"
         );
+        assert_eq!(three.2, one.2);
         assert_eq!(terms(Some(3)).0, 3);
         assert_eq!(terms(None).0, default_threads());
+    }
+
+    fn scenario(text: &str) -> Scenario {
+        crate::config::ScenarioFile::parse(text, Some("toml"))
+            .unwrap()
+            .validate_without_budget_on(Some(2))
+            .unwrap()
+    }
+
+    #[test]
+    fn the_slowdown_counts_the_requests_in_service_not_every_attempt() {
+        // 100 calls at once, 10 workers, 50 ms services slowed 1 ms by each other request in
+        // service (at most 9): a service takes at most 59 ms; the last of 100 requests waits
+        // for 100/10 = 10 rounds of completions, then its own service: 649 ms of backlog.
+        // The horizon: the cap (30 s) and the backlog before the only answer, then the
+        // backlog again. (Counting the slowdown of all 100 attempts gave 150 ms a service.)
+        let s = scenario(
+            "clients = 100\nretries = 0\n[server]\nmodel = \"capacity\"\nworkers = 10\n\
+             service_time = \"50ms\"\nslowdown = \"1ms\"\n",
+        );
+        assert_eq!(s.horizon(), SimDuration::from_millis(30_000 + 649 + 649));
+        // Every request is served once its turn comes: the run's last answer is within it.
+        let tally = crate::engine::simulate(&s.run_spec(s.strategies[0]), Path::Auto);
+        assert_eq!(tally.served_windows.total(), 100);
+        let last = tally
+            .served_windows
+            .window_start(tally.served_windows.counts().len() - 1);
+        assert!(last.as_nanos() <= s.horizon().as_nanos(), "{last:?}");
+    }
+
+    #[test]
+    fn estimates_saturate_instead_of_wrapping_however_large_the_input() {
+        // Poisson calls at ever higher rates against a slowing server: every estimate grows
+        // or stays, and ends saturated, never wrapping round to a small number.
+        let mut previous = (0u64, 0u64, 0u128, 0u128);
+        for exponent in [0, 3, 6, 12, 18, 24, 30, 36] {
+            let s = scenario(&format!(
+                "clients = 4000000000\nretries = 4294967295\narrivals = \"poisson\"\n\
+                 rate = \"1e{exponent}/s\"\nduration = \"100000000s\"\n\
+                 timeout = \"100000000s\"\n\
+                 [server]\nmodel = \"capacity\"\nworkers = 1\n\
+                 service_time = \"exp:100000000s\"\nslowdown = \"100000000s\"\n"
+            ));
+            let now = (
+                s.horizon().as_nanos(),
+                s.memory_terms(true).total(),
+                s.work_estimate(),
+                s.requests_estimate(),
+            );
+            assert!(
+                now.0 >= previous.0
+                    && now.1 >= previous.1
+                    && now.2 >= previous.2
+                    && now.3 >= previous.3,
+                "rate 1e{exponent}/s: {now:?} after {previous:?}"
+            );
+            previous = now;
+        }
+        assert_eq!(previous.0, u64::MAX);
+        assert_eq!(previous.1, u64::MAX);
+    }
+
+    #[test]
+    fn a_refusal_names_the_whole_estimate_its_largest_part_and_the_flags_that_drive_it() {
+        let refusal = |text: &str, report: bool| {
+            let mut s = scenario(&format!("memory_limit = 1024\n{text}"));
+            s.path = Path::EventQueue;
+            let e = s.check_memory_with(report).unwrap_err().to_string();
+            let total = human_bytes(s.memory_terms(report).total());
+            assert!(
+                e.starts_with(&format!("this run needs an estimated {total} (")),
+                "{e}"
+            );
+            e
+        };
+        // The series of a long Poisson run in 1 ms windows.
+        let e = refusal(
+            "arrivals = \"poisson\"\nrate = \"1/s\"\nduration = \"10000s\"\n\
+             series_bin = \"1ms\"\n[server]\nmodel = \"capacity\"\n",
+            false,
+        );
+        assert!(e.contains("of it the series, up to "), "{e}");
+        assert!(
+            e.contains("widen --series-bin, or lower --duration, "),
+            "{e}"
+        );
+        // A million clients' events.
+        let e = refusal("clients = 1000000\n", false);
+        assert!(
+            e.contains("of it the 1000000 clients' pending events"),
+            "{e}"
+        );
+        assert!(
+            e.contains("; lower --clients, or raise --memory-limit"),
+            "{e}"
+        );
+        // Long waits in 1 ms windows: the histograms, bounded by the cap and the retries.
+        let e = refusal(
+            "clients = 1\nretries = 100\ncap = \"1h\"\nbase = \"1h\"\nbin = \"1ms\"\n",
+            false,
+        );
+        assert!(
+            e.contains("of it the histograms, up to 360000001 windows"),
+            "{e}"
+        );
+        assert!(
+            e.contains("widen --bin, or lower --cap or --retries"),
+            "{e}"
+        );
+        // The dense JSON report of the same run is the largest part once it is asked for.
+        let e = refusal(
+            "clients = 1\nretries = 100\ncap = \"1h\"\nbase = \"1h\"\nbin = \"1ms\"\n",
+            true,
+        );
+        assert!(e.contains("of it the dense JSON report"), "{e}");
     }
 }

@@ -27,18 +27,20 @@ mod memory;
 mod output;
 mod preset;
 mod requests;
+mod saturating;
 mod server;
 mod workload;
 
 pub use browser::HeadersVisible;
 pub use client::{LatencyText, StrategyList};
-pub use memory::{default_threads, human_bytes, reservable, MemoryEstimate};
+pub use memory::{default_threads, human_bytes, reservable, MemoryEstimate, Part};
 pub use output::Published;
 pub use preset::{presets_table, Preset, PRESETS};
 pub use requests::{
     check_requests, check_work, describe_work, CALL_LOOP_SETUP_EVENTS, DEFAULT_MAX_REQUESTS,
     EVENTS_PER_SECOND, RUN_SETUP_EVENTS, WORK_THRESHOLD,
 };
+pub use saturating::Sat;
 pub use server::{LimitedModel, LimiterRule, ServerFile, ServerModel, SERVER_MODELS};
 pub use workload::{Bound, DistText, IntervalText, Intervals, RateText};
 
@@ -77,22 +79,27 @@ pub enum ConfigError {
         accepted: String,
     },
     /// The run would not fit in the memory budget.
-    #[error("this run needs an estimated {estimate}, over the memory budget of {budget}; lower --clients, --retries or --cap, widen --bin, or raise --memory-limit")]
+    #[error(
+        "this run needs an estimated {estimate}, over the memory budget of {budget}; {advice}"
+    )]
     TooBig {
-        /// Estimated bytes, human-readable.
+        /// Estimated bytes, human-readable: the whole estimate, whichever check refused it,
+        /// and in brackets its largest part, with its bytes and what bounds it.
         estimate: String,
         /// The budget, human-readable.
         budget: String,
+        /// The flags that shrink the largest part, or raise the budget.
+        advice: String,
     },
     /// The run fits the budget but the system refused to set its estimated memory aside.
-    #[error("this run needs an estimated {estimate} ({what}), which the system refused to allocate (--memory-limit {budget} allows it); lower --clients, --retries or --cap, or widen --bin")]
+    #[error("this run needs an estimated {estimate}, which the system refused to allocate (--memory-limit {budget} allows it); {advice}")]
     Unavailable {
-        /// Estimated bytes, human-readable.
+        /// Estimated bytes, human-readable, and in brackets its largest part.
         estimate: String,
-        /// What holds them: the run's memory, its JSON report or chart.
-        what: &'static str,
         /// The budget, human-readable.
         budget: String,
+        /// The flags that shrink the largest part.
+        advice: String,
     },
     /// The run's requests estimate is over the limit (`--max-requests`).
     #[error("this run's requests estimate is {estimate} requests (an upper bound on what it sends), over the limit of {limit}; narrow the run, or allow it with --max-requests {estimate}")]
@@ -386,10 +393,22 @@ impl ScenarioFile {
     /// [`ScenarioFile::validate`] for a run on `threads` worker threads (`--threads`;
     /// [`default_threads`] when `None`): the memory estimate counts a run in flight on each.
     pub fn validate_on(self, threads: Option<usize>) -> Result<Scenario, ConfigError> {
+        let scenario = self.validate_without_budget_on(threads)?;
+        scenario.check_memory()?;
+        Ok(scenario)
+    }
+
+    /// [`ScenarioFile::validate_on`] but for the memory budget, which the caller checks once
+    /// it knows the path and the outputs ([`Scenario::check_memory_with`]), so that a refusal
+    /// names the whole estimate whatever `--memory-limit` is.
+    pub fn validate_without_budget_on(
+        self,
+        threads: Option<usize>,
+    ) -> Result<Scenario, ConfigError> {
         preset::expand(self)?.validate_expanded(threads)
     }
 
-    /// [`ScenarioFile::validate_on`] once the preset is laid in.
+    /// [`ScenarioFile::validate_without_budget_on`] once the preset is laid in.
     fn validate_expanded(self, threads: Option<usize>) -> Result<Scenario, ConfigError> {
         // The overload keys are checked against the validated server, once it exists.
         let whole = self.clone();
@@ -546,7 +565,6 @@ impl ScenarioFile {
             preset,
             threads: threads.unwrap_or_else(default_threads).max(1),
         };
-        scenario.check_memory()?;
         Ok(scenario)
     }
 }

@@ -37,6 +37,10 @@ pub const RATE_ACCEPTED: &str = "accepted: a positive rate such as 40/s, 2400/m 
 pub const DIST_ACCEPTED: &str =
     "accepted: a duration (50ms), exp:MEAN (exp:50ms) or uniform:LOW..HIGH (uniform:40ms..60ms)";
 
+/// The lowest capacity factor `--degrade` accepts: service times at most a thousand times
+/// longer (below it a service time of nanoseconds outlasts any run).
+pub const MIN_DEGRADE_FACTOR: f64 = 0.001;
+
 /// A rate as written: `40/s`, `2400/m`, `10/h`; kept in calls per second.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct RateText(pub f64);
@@ -383,12 +387,15 @@ impl ScenarioFile {
         }
         let mut degrade = Vec::new();
         for d in degrades {
-            let accepted = "accepted: FROM..TO@FACTOR with FACTOR above 0, such as 30s..40s@0.5";
+            let accepted = format!(
+                "accepted: FROM..TO@FACTOR with FACTOR from {MIN_DEGRADE_FACTOR} to 1 (the \
+                 capacity left: 0.5 doubles service times), such as 30s..40s@0.5"
+            );
             let factor: f64 = d
                 .value
                 .as_deref()
                 .and_then(|v| v.parse().ok())
-                .filter(|f: &f64| f.is_finite() && *f > 0.0)
+                .filter(|f: &f64| (MIN_DEGRADE_FACTOR..=1.0).contains(f))
                 .ok_or_else(|| invalid("--degrade", &d.text, accepted))?;
             degrade.push(Degrade {
                 from: at(d.from),

@@ -12,7 +12,7 @@ pub struct Degrade {
     pub from: SimTime,
     /// End (exclusive).
     pub to: SimTime,
-    /// Capacity factor in (0, 1]: 0.5 doubles service times.
+    /// Capacity factor in [0.001, 1] (`MIN_DEGRADE_FACTOR`): 0.5 doubles service times.
     pub factor: f64,
 }
 

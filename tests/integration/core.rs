@@ -476,6 +476,8 @@ fn bad_flags_get_one_clear_error_naming_the_flag_and_what_is_accepted() {
         "1000000",
         "--bin",
         "1ms",
+        "--max-requests",
+        "100000000000000",
     ]);
     assert!(
         e.contains("estimated") && e.contains("--memory-limit"),

@@ -9,6 +9,7 @@ mod control;
 mod core;
 mod deploy;
 mod docs;
+mod estimates;
 mod fixture;
 mod fuzz;
 mod hardening;
