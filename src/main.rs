@@ -88,6 +88,7 @@ fn validate_run(file: ScenarioFile, args: &RunArgs) -> anyhow::Result<ValidRun<'
     check_requests(
         scenario.requests_estimate(),
         args.max_requests.unwrap_or(DEFAULT_MAX_REQUESTS),
+        "run",
     )?;
     scenario.path = args.engine.into();
     if scenario.path == herd_sim::engine::Path::Independent

@@ -102,8 +102,10 @@ pub enum ConfigError {
         advice: String,
     },
     /// The run's requests estimate is over the limit (`--max-requests`).
-    #[error("this run's requests estimate is {estimate} requests (an upper bound on what it sends), over the limit of {limit}; narrow the run, or allow it with --max-requests {estimate}")]
+    #[error("this {what}'s requests estimate is {estimate} requests (an upper bound on what it sends), over the limit of {limit}; narrow it, or allow it with --max-requests {estimate}")]
     TooLong {
+        /// `run`, `sweep` or `shard`.
+        what: &'static str,
         /// The estimate (as text: it may exceed u64).
         estimate: String,
         /// The limit in force.

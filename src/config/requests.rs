@@ -88,10 +88,11 @@ impl Scenario {
 }
 
 /// Refuses a requests estimate over `limit`: one line naming the estimate, the limit and the
-/// flag that raises it.
-pub fn check_requests(estimate: u128, limit: u64) -> Result<(), ConfigError> {
+/// flag that raises it. `what` names the work (`run`, `sweep`, `shard`).
+pub fn check_requests(estimate: u128, limit: u64, what: &'static str) -> Result<(), ConfigError> {
     if estimate > u128::from(limit) {
         return Err(ConfigError::TooLong {
+            what,
             estimate: estimate.to_string(),
             limit,
         });
@@ -163,14 +164,19 @@ mod tests {
             .validate()
             .unwrap();
         assert_eq!(items.requests_estimate(), 10 * 3 * 5 * 2);
-        let e = check_requests(21_474_836_475, DEFAULT_MAX_REQUESTS)
+        let e = check_requests(21_474_836_475, DEFAULT_MAX_REQUESTS, "run")
             .unwrap_err()
             .to_string();
         assert!(
             e.contains("21474836475 requests") && e.contains("--max-requests 21474836475"),
             "{e}"
         );
-        assert!(check_requests(u128::from(DEFAULT_MAX_REQUESTS), DEFAULT_MAX_REQUESTS).is_ok());
+        assert!(check_requests(
+            u128::from(DEFAULT_MAX_REQUESTS),
+            DEFAULT_MAX_REQUESTS,
+            "run"
+        )
+        .is_ok());
         // Poisson arrivals start calls beyond the clients: 1000/s for 60 s from 100 clients is
         // at most 62 550 calls (the bound worked out in the work estimate's test below) of 4
         // attempts each, 250 200 requests, not 100 clients' 400.
@@ -184,7 +190,7 @@ mod tests {
         .unwrap();
         assert_eq!(poisson.requests_per_run(), 400);
         assert_eq!(poisson.requests_estimate(), 250_200);
-        let e = check_requests(poisson.requests_estimate(), 100_000)
+        let e = check_requests(poisson.requests_estimate(), 100_000, "run")
             .unwrap_err()
             .to_string();
         assert!(e.contains("250200 requests"), "{e}");

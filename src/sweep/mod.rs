@@ -34,8 +34,8 @@ use std::sync::Mutex;
 use rayon::prelude::*;
 
 use crate::config::{
-    check_requests, check_work, default_threads, human_bytes, ConfigError, Scenario, ScenarioFile,
-    DEFAULT_MAX_REQUESTS, DEFAULT_SEED,
+    check_requests, check_work, default_threads, describe_work, human_bytes, ConfigError, Scenario,
+    ScenarioFile, DEFAULT_MAX_REQUESTS, DEFAULT_SEED, WORK_THRESHOLD,
 };
 use crate::rng::derive_seed;
 
@@ -348,7 +348,9 @@ impl Plan {
             metrics: Vec::new(),
             attempts: false,
             calls: false,
-            threads: spec.threads,
+            // Resolved once: asked of the system for each cell, it was most of a cell's
+            // validation.
+            threads: Some(spec.threads.unwrap_or_else(default_threads).max(1)),
             memory: SweepMemory::default(),
             work: 0,
             tabs: false,
@@ -357,10 +359,26 @@ impl Plan {
                 Layout::Aggregate => cells,
             },
         };
+        // Counted before any cell is validated: every run costs at least its setup and one
+        // request, so a grid whose runs alone are past the work needing --yes is refused at
+        // once, not after validating a million cells.
+        let runs = u128::from(cells) * u128::from(plan.seeds);
+        let least = runs.saturating_mul(shard::ROW_OVERHEAD + 1);
+        if !spec.yes && least > WORK_THRESHOLD {
+            return Err(ConfigError::TooMuchWork {
+                what: "sweep",
+                estimate: format!(
+                    "at least {} ({runs} runs of {} events or more)",
+                    describe_work(least),
+                    shard::ROW_OVERHEAD + 1
+                ),
+            }
+            .into());
+        }
         let (mut attempts, mut calls, mut tabs) = (false, false, false);
         // Every row runs one strategy once: a cell costs its requests per run, once a seed.
         let mut requests: u128 = 0;
-        let threads = spec.threads.unwrap_or_else(default_threads).max(1);
+        let threads = plan.threads.unwrap_or(1);
         let mut memory = SweepMemory {
             rows_in_flight: (threads as u64).min(plan.rows()),
             ..Default::default()
@@ -373,11 +391,27 @@ impl Plan {
             attempts |= scenario.server.is_occ() || call_loop;
             calls |= call_loop;
             tabs |= scenario.browser.is_active();
-            requests += scenario.attempts_per_run() * u128::from(plan.seeds);
+            requests = requests.saturating_add(
+                scenario
+                    .attempts_per_run()
+                    .saturating_mul(u128::from(plan.seeds)),
+            );
             work = work.saturating_add(
                 (shard::ROW_OVERHEAD + scenario.attempts_per_run())
                     .saturating_mul(u128::from(plan.seeds)),
             );
+            // Past the work needing --yes, the rest of the grid can only add to it.
+            if !spec.yes && work > WORK_THRESHOLD && cell + 1 < cells {
+                return Err(ConfigError::TooMuchWork {
+                    what: "sweep",
+                    estimate: format!(
+                        "at least {} (its first {} of {cells} cells)",
+                        describe_work(work),
+                        cell + 1
+                    ),
+                }
+                .into());
+            }
             // A row is one run (the sweep's seeds are its replicates), on the path `auto`
             // picks; validation checked it alone on every thread.
             let mut row = scenario;
@@ -387,7 +421,7 @@ impl Plan {
             memory.row = memory.row.max(row.memory_estimate());
             memory_limit = memory_limit.min(row.memory_limit);
         }
-        check_requests(requests, spec.max_requests)?;
+        check_requests(requests, spec.max_requests, "sweep")?;
         check_work(work, "sweep", spec.yes)?;
         let mut metrics = metric_names(attempts);
         if calls {
@@ -518,7 +552,8 @@ impl Plan {
         }
         // The varied parameters name a cell; when nothing varies, every parameter given does.
         let varied = self.axes.iter().any(|axis| axis.len() > 1);
-        file.validate_on(self.threads)
+        // The memory budget is the plan's to check, once, for the rows it runs at once.
+        file.validate_without_budget_on(self.threads)
             .map_err(|problem| SweepError::Cell {
                 cell,
                 description: self

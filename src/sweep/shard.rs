@@ -596,7 +596,7 @@ impl ShardRun {
         })?;
         let partition = Partition::of(&plan)?;
         let span = partition.range(shard);
-        check_requests(partition.requests(span.clone()), limit)?;
+        check_requests(partition.requests(span.clone()), limit, "shard")?;
         plan.work = plan.work_of(span.clone())?;
         check_work(plan.work, "shard", yes)?;
         let record = Record {

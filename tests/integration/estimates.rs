@@ -107,3 +107,67 @@ fn the_slowdown_is_charged_for_the_requests_in_service_not_for_every_attempt() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+#[test]
+fn a_sweep_too_big_to_run_is_refused_before_its_cells_are_validated() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("sweep.csv");
+    let out = out.to_str().unwrap();
+    // 10^9 cells of one seed: each run costs at least its setup (1000 events) and a request,
+    // 1.001 × 10^12 events, counted before any cell is validated (validating them took about
+    // 50 µs a cell: fourteen hours).
+    let e = refused(&[
+        "sweep",
+        "--clients",
+        "1..1000",
+        "--retries",
+        "0..999",
+        "--base",
+        "1ms..1000ms step 1ms",
+        "--max-cells",
+        "1000000000",
+        "--out",
+        out,
+    ]);
+    assert_eq!(
+        e.trim_end(),
+        "error: this sweep's work estimate is at least 1001000000000 events (about 27.8 h at ~10 M \
+         events/s) (1000000000 runs of 1001 events or more), over the 3000000000 events (about \
+         5 min) run without asking; narrow it, or run it anyway with --yes"
+    );
+    // 10^6 cells of 1 to 10^6 clients: cell c costs 1000 + 5c events, so the first 34 442
+    // cells pass 3 × 10^9 (3 000 156 515 events) and the rest are not looked at.
+    let e = refused(&[
+        "sweep",
+        "--clients",
+        "1..1000000 step 1",
+        "--max-cells",
+        "2000000",
+        "--out",
+        out,
+    ]);
+    assert!(
+        e.starts_with(
+            "error: this sweep's work estimate is at least 3000156515 events (about 5 min at ~10 \
+             M events/s) (its first 34442 of 1000000 cells), over the 3000000000 events"
+        ),
+        "{e}"
+    );
+    // With --yes the whole grid is counted, and its requests are over the limit: the sum of
+    // 5c over c = 1..10^6 is 2 500 002 500 000.
+    let e = refused(&[
+        "sweep",
+        "--clients",
+        "1..1000000 step 1",
+        "--max-cells",
+        "2000000",
+        "--yes",
+        "--out",
+        out,
+    ]);
+    assert!(
+        e.starts_with("error: this sweep's requests estimate is 2500002500000 requests"),
+        "{e}"
+    );
+    assert!(std::fs::read_dir(dir.path()).unwrap().next().is_none());
+}
