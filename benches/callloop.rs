@@ -11,6 +11,16 @@
 //!
 //! Run: cargo bench --features bench --bench callloop -- --warm-up-time 1 --measurement-time 3
 //! and compare the three throughputs of the same run (docs/performance.md).
+//!
+//! What each change to the call loop bought, `engine` in attempts/s on the 2-core machine
+//! (each step measured against the one before in one sitting; every output byte the same,
+//! `scripts/same-output.sh`):
+//! - before: 3.07 M/s (reference 9.22 M/s, peer 0.30 M/s).
+//! - the queue's lane for events at the current time (no binary search and shift of the
+//!   run for an arrival or answer with no delay): 3.34 M/s, +9 %.
+//! - quantiles and clears of the latency sketch over its used buckets only (a window's 80
+//!   latencies span a few hundred of its 8 192): 3.64 M/s, +9 %.
+//! - an inline exact `round` for each exponential draw (no library call): 3.76 M/s, +3 %.
 
 use std::process::Command;
 use std::time::Duration;

@@ -13,7 +13,9 @@
 //! **Quantiles.** [`Sketch`] keeps counts in log-linear buckets: exact below 128 ns, then 128
 //! buckets per power of two, so a bucket spans at most 1/128 of its lower edge. A quantile is
 //! the nearest-rank value's bucket, reported at the bucket's midpoint: within 1/256 (0.4 %) of
-//! the exact nearest-rank quantile. 8 192 counters, 64 KiB, whatever the number of samples.
+//! the exact nearest-rank quantile. 8 192 counters, 64 KiB, whatever the number of samples; a
+//! quantile and a clear read only the buckets between the lowest and the highest used (a
+//! window's latencies span a few hundred), not all of them.
 
 use crate::time::{SimDuration, SimTime};
 
@@ -28,6 +30,10 @@ const BUCKETS: usize = ((64 - SUB_BITS as usize) + 1) * SUB as usize;
 pub struct Sketch {
     counts: Vec<u64>,
     total: u64,
+    /// The lowest and highest buckets counted in (`BUCKETS` and 0 when empty): every bucket
+    /// outside them is zero.
+    low: usize,
+    high: usize,
 }
 
 impl Default for Sketch {
@@ -42,6 +48,8 @@ impl Sketch {
         Sketch {
             counts: vec![0; BUCKETS],
             total: 0,
+            low: BUCKETS,
+            high: 0,
         }
     }
 
@@ -70,8 +78,11 @@ impl Sketch {
     /// Counts one value.
     #[inline(always)]
     pub fn record(&mut self, v: u64) {
-        self.counts[Self::bucket(v)] += 1;
+        let b = Self::bucket(v);
+        self.counts[b] += 1;
         self.total += 1;
+        self.low = self.low.min(b);
+        self.high = self.high.max(b);
     }
 
     /// Values counted.
@@ -92,7 +103,7 @@ impl Sketch {
         }
         let rank = ((q * self.total as f64).ceil() as u64).clamp(1, self.total);
         let mut seen = 0;
-        for (b, &c) in self.counts.iter().enumerate() {
+        for (b, &c) in self.counts[..=self.high].iter().enumerate().skip(self.low) {
             seen += c;
             if seen >= rank {
                 return Some(Self::value(b));
@@ -104,8 +115,10 @@ impl Sketch {
     /// Forgets every value.
     pub fn clear(&mut self) {
         if self.total > 0 {
-            self.counts.fill(0);
+            self.counts[self.low..=self.high].fill(0);
             self.total = 0;
+            self.low = BUCKETS;
+            self.high = 0;
         }
     }
 }

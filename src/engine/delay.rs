@@ -71,7 +71,12 @@ pub(super) fn standard_normal(rng: &mut ClientRng) -> f64 {
 
 /// Nanoseconds from a non-negative `f64`, rounded, saturating.
 fn nanos(x: f64) -> SimDuration {
-    SimDuration(x.round().min(u64::MAX as f64) as u64)
+    // `x.round().min(u64::MAX as f64) as u64`, which reads NaN as the largest value.
+    SimDuration(if x.is_nan() {
+        u64::MAX
+    } else {
+        crate::workload::round_to_u64(x)
+    })
 }
 
 impl NetworkDelay {

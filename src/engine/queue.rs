@@ -17,6 +17,12 @@
 //!   contiguous, ordered slice of the future. A push at the base is appended to the run; a push
 //!   before it (a short delay landing inside the run's span) is inserted in the run after every
 //!   event at or before its time.
+//! - A push at the **current time** (the time of the last pop: an answer or an arrival with no
+//!   delay) before the base goes to the **lane**, a FIFO of its own. Every event at the current time still in
+//!   the run was pushed before any event in the lane (the run's are all there by the time the
+//!   first of them is popped), so a pop takes the run's events at the current time first, then
+//!   the lane's in order: the same order as inserting them into the run, without the binary
+//!   search and the shift of the run's tail that an insertion costs.
 //! - When the run is used up, the lowest non-empty bucket is taken. A small one (at most
 //!   [`SMALL`] events) is sorted into the new run, FIFO among equal times, and its latest time
 //!   becomes the base. A larger one is scanned for its earliest time, which becomes the base;
@@ -40,8 +46,8 @@
 //! sorted on keys that end in the position in the bucket, and insertions into the run go after
 //! equal times.
 //!
-//! Cost: push O(1), or O(run length ≤ [`SMALL`]) when it lands inside the run; pop O(1)
-//! amortised.
+//! Cost: push O(1), or O(run length ≤ [`SMALL`]) when it lands inside the run after the
+//! current time; pop O(1) amortised.
 
 use crate::time::SimTime;
 
@@ -86,6 +92,11 @@ pub struct EventQueue<T> {
     /// The next events, sorted by time (FIFO among equal times), read from `front`.
     run: Vec<Event<T>>,
     front: usize,
+    /// Events pushed at `now` while `now` is before `base`, in push order, read from
+    /// `lane_front`; they come after the run's events at `now`. Emptied (and reset) before
+    /// time moves on. (At the base, a push is appended to the run, which is as cheap.)
+    lane: Vec<Event<T>>,
+    lane_front: usize,
     /// `buckets[level * 256 + digit]`: events whose highest byte differing from `base` is
     /// `level`, and whose byte there is `digit`. A fixed-size array so that indexing it with a
     /// masked level and a byte needs no bounds check.
@@ -124,6 +135,8 @@ impl<T: Copy> EventQueue<T> {
             now: 0,
             run: Vec::new(),
             front: 0,
+            lane: Vec::new(),
+            lane_front: 0,
             buckets: Box::new([Bucket::default(); LEVELS * DIGITS]),
             slots: Vec::new(),
             next: Vec::new(),
@@ -170,6 +183,10 @@ impl<T: Copy> EventQueue<T> {
             self.file(time ^ self.base, event);
         } else if time == self.base {
             self.run.push(event);
+        } else if time <= self.now {
+            // At the current time (never before it), with later events in the run: after
+            // everything already pending at this time, without shifting the run.
+            self.lane.push(event);
         } else {
             self.insert_into_run(event);
         }
@@ -235,6 +252,9 @@ impl<T: Copy> EventQueue<T> {
     /// Removes and returns the earliest event (FIFO among equal times).
     #[inline]
     pub fn pop(&mut self) -> Option<Event<T>> {
+        if self.lane_front < self.lane.len() {
+            return Some(self.pop_now());
+        }
         if self.front == self.run.len() {
             if self.len == 0 {
                 return None;
@@ -248,8 +268,29 @@ impl<T: Copy> EventQueue<T> {
         Some(event)
     }
 
+    /// The next event at the current time while the lane holds some: the run's first (pushed
+    /// earlier) if it is at the current time, else the lane's.
+    #[inline]
+    fn pop_now(&mut self) -> Event<T> {
+        self.len -= 1;
+        if self.front < self.run.len() && self.run[self.front].time.0 == self.now {
+            self.front += 1;
+            return self.run[self.front - 1];
+        }
+        let event = self.lane[self.lane_front];
+        self.lane_front += 1;
+        if self.lane_front == self.lane.len() {
+            self.lane.clear();
+            self.lane_front = 0;
+        }
+        event
+    }
+
     /// The time of the earliest pending event, without removing it.
     pub fn peek_time(&mut self) -> Option<SimTime> {
+        if self.lane_front < self.lane.len() {
+            return Some(SimTime(self.now));
+        }
         if self.front == self.run.len() {
             if self.len == 0 {
                 return None;
@@ -372,7 +413,7 @@ impl<T: Copy> EventQueue<T> {
     /// capacity reserved (which the system backs with memory only once touched).
     pub fn heap_bytes(&self) -> usize {
         use std::mem::size_of;
-        (self.run.capacity() + self.slots.len()) * size_of::<Event<T>>()
+        (self.run.capacity() + self.lane.capacity() + self.slots.len()) * size_of::<Event<T>>()
             + (self.next.capacity() + self.free.capacity()) * size_of::<u32>()
             + self.keys.capacity() * size_of::<u64>()
             + size_of::<[Bucket; LEVELS * DIGITS]>()

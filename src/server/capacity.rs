@@ -147,7 +147,7 @@ impl Capacity {
         if factor == 1.0 {
             SimDuration(raw)
         } else {
-            SimDuration((raw as f64 / factor).round() as u64)
+            SimDuration(crate::workload::round_to_u64(raw as f64 / factor))
         }
     }
 
