@@ -16,7 +16,7 @@ use herd_sim::config::{
 };
 use herd_sim::experiment;
 use herd_sim::fixture::{Fixture, FixtureError};
-use herd_sim::output::OutputFile;
+use herd_sim::output::{OutputFile, OutputTarget};
 use herd_sim::report::Format;
 
 use herd_sim::sweep::{self, shard::ShardRun, sink::RowSink, Plan, SweepError};
@@ -130,6 +130,7 @@ fn validate_run(file: ScenarioFile, args: &RunArgs) -> anyhow::Result<ValidRun<'
         Some(path) => Some(path.as_path()),
         None => None,
     };
+    check_distinct_outputs(args)?;
     let mut charts = Vec::new();
     for (path, flag, format) in [
         (&args.png, "--png", ImageFormat::Png),
@@ -155,6 +156,49 @@ fn validate_run(file: ScenarioFile, args: &RunArgs) -> anyhow::Result<ValidRun<'
         series_out,
         charts,
     })
+}
+
+/// Refuses two outputs of one run that name the same file, or both standard output (the
+/// report goes there when `--out` is not given): the second would overwrite or interleave
+/// with the first. A device such as `/dev/null` may take several.
+fn check_distinct_outputs(args: &RunArgs) -> anyhow::Result<()> {
+    let target = |path: &std::path::Path| {
+        OutputTarget::of(path).with_context(|| format!("cannot write {}", path.display()))
+    };
+    let mut taken = vec![(
+        "--out",
+        match &args.out {
+            Some(path) => target(path)?,
+            None => OutputTarget::Stdout,
+        },
+    )];
+    for (flag, path) in [
+        ("--series-out", &args.overload.series_out),
+        ("--png", &args.png),
+        ("--svg", &args.svg),
+    ] {
+        let Some(path) = path else { continue };
+        let this = target(path)?;
+        if let Some((other, _)) = taken
+            .iter()
+            .find(|(_, t)| t.same_as(&this) && !matches!(t, OutputTarget::Special(_)))
+        {
+            let accepted = match (&this, *other, &args.out) {
+                (OutputTarget::Stdout, "--out", None) => format!(
+                    "standard output already carries the report; accepted: --out FILE for the report, or another path for {flag}"
+                ),
+                _ => format!("{other} writes there too; accepted: a path no other output of this run names"),
+            };
+            return Err(ConfigError::Invalid {
+                field: flag,
+                value: path.display().to_string(),
+                accepted,
+            }
+            .into());
+        }
+        taken.push((flag, this));
+    }
+    Ok(())
 }
 
 /// Runs a validated run; `note` (a huge run's work estimate, allowed by `--yes`) is said
@@ -229,15 +273,18 @@ fn plot(args: PlotArgs) -> anyhow::Result<()> {
     })?;
     let table = DataTable::parse(&bytes, &shown)?;
     let chart = LineChart::from_table(&table, &args.spec())?;
-    let replaced = path.is_file();
+    let replaced = matches!(OutputTarget::of(&path), Ok(OutputTarget::Regular(p)) if p.is_file());
     let file = create_output(&path)?;
+    let to_stdout = file.is_stdout();
     commit(file, &chart.render(format, args.chart_size)?)?;
-    let note = if replaced {
-        " (replaced the file there)"
-    } else {
-        ""
-    };
-    eprintln!("wrote {}{note}", path.display());
+    if !to_stdout {
+        let note = if replaced {
+            " (replaced the file there)"
+        } else {
+            ""
+        };
+        eprintln!("wrote {}{note}", path.display());
+    }
     Ok(())
 }
 

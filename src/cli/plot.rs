@@ -39,7 +39,7 @@ pub struct PlotArgs {
     #[arg(long)]
     pub log_y: bool,
 
-    /// Output picture: `.png` or `.svg` picks the format (none: PNG; others are refused) [default: output/<Y>.png].
+    /// Output picture: `.png` or `.svg` picks the format (none: PNG; others are refused; `-`: PNG on stdout) [default: output/<Y>.png].
     #[arg(long, value_name = "PATH")]
     pub out: Option<PathBuf>,
 

@@ -113,18 +113,19 @@ pub struct RunArgs {
     #[arg(help_heading = GENERAL, long, value_enum, default_value_t = FormatArg::Table)]
     pub format: FormatArg,
 
-    /// Write the output to this file instead of stdout (whole or not at all).
+    /// Write the output to this file instead of stdout (whole or not at all; `-`: stdout; a
+    /// device or FIFO is written into, never replaced).
     #[arg(help_heading = GENERAL, long, value_name = "PATH")]
     pub out: Option<PathBuf>,
 
-    /// Also draw the run as a PNG chart (`.png` or no extension).
+    /// Also draw the run as a PNG chart (`.png` or no extension; `-`: stdout).
     ///
     /// A herd draws its per-window histograms, one panel per strategy; a call-loop run draws
     /// its time series, a row of three panels per strategy, triggers shaded.
     #[arg(help_heading = GENERAL, long, value_name = "PATH")]
     pub png: Option<PathBuf>,
 
-    /// Also draw the same chart as an SVG file (`.svg` or no extension).
+    /// Also draw the same chart as an SVG file (`.svg` or no extension; `-`: stdout).
     #[arg(help_heading = GENERAL, long, value_name = "PATH")]
     pub svg: Option<PathBuf>,
 
@@ -288,7 +289,7 @@ pub struct OverloadArgs {
     #[arg(long, value_name = "DURATION", value_parser = parse_duration_arg, allow_hyphen_values = true)]
     pub series_bin: Option<SimDuration>,
 
-    /// Write the overload time series as CSV rows (strategy, window_start_s, ...) to PATH.
+    /// Write the overload time series as CSV rows (strategy, window_start_s, ...) to PATH (`-`: stdout).
     #[arg(long, value_name = "PATH")]
     pub series_out: Option<PathBuf>,
 

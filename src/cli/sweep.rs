@@ -94,7 +94,7 @@ pub struct MergeArgs {
     #[arg(value_name = "SHARDS")]
     pub inputs: Vec<PathBuf>,
 
-    /// The merged CSV, written whole or not at all.
+    /// The merged CSV, written whole or not at all (`-`: stdout; never one of the inputs).
     #[arg(long, value_name = "PATH")]
     pub out: PathBuf,
 

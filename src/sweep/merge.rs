@@ -10,7 +10,9 @@
 //! shards covering the same rows (a rerun with another N, a copy) are read side by side and
 //! must agree byte for byte (one copy is kept), and each file must end where its record says,
 //! with the length and digest its record holds. Any failure leaves nothing: the output goes
-//! through [`OutputFile`], renamed into place only when complete.
+//! through [`OutputFile`], renamed into place only when complete (or streamed, for `--out -`
+//! and a device or FIFO). An output that names one of the inputs is refused before anything
+//! is read.
 //!
 //! Memory does not grow with the rows: one line per open shard file, the partition (two
 //! numbers per cell), and with `--aggregate` one cell's metrics over its seeds.
@@ -66,6 +68,14 @@ pub enum MergeError {
         second: String,
         /// Its fingerprint.
         second_fingerprint: String,
+    },
+    /// An output that names one of the inputs: writing it would destroy a shard.
+    #[error("--out {out} is one of the inputs ({input}); accepted: an output path that no input names, or - for standard output")]
+    OutputIsInput {
+        /// The output, as given.
+        out: String,
+        /// The input it names.
+        input: String,
     },
     /// Rows of the grid that no finished shard holds.
     #[error("{rows} of the sweep's {total} rows are missing, first {cells}; rerun {shards} (the sweep's command with --shard K/N; --resume carries on an unfinished shard)")]
@@ -161,15 +171,23 @@ impl Input {
 /// Merges the shards `inputs` (CSV files, records, or folders of them) into `out`; with
 /// `aggregate`, writes one row of statistics per cell as `sweep --aggregate` does.
 pub fn merge(inputs: &[PathBuf], out: &Path, aggregate: bool) -> Result<Merged, SweepError> {
-    if out.as_os_str() == "-" {
-        return Err(SweepError::Setting {
-            field: "--out",
-            value: "-".into(),
-            accepted: "accepted: a file (a merge is written whole or not at all, so not to standard output)".into(),
-        });
+    let pairs = gather(inputs)?;
+    // Before anything is read or written: the output must not be one of the shards it reads.
+    if out.as_os_str() != "-" {
+        if let Some(input) = pairs
+            .iter()
+            .flat_map(|(csv, record)| [csv, record])
+            .find(|input| crate::output::same_path(out, input))
+        {
+            return Err(MergeError::OutputIsInput {
+                out: out.display().to_string(),
+                input: input.display().to_string(),
+            }
+            .into());
+        }
     }
     let mut shards = Vec::new();
-    for (csv, record) in gather(inputs)? {
+    for (csv, record) in pairs {
         let record = read_record(&csv, &record)?;
         shards.push(Input { csv, record });
     }

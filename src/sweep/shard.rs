@@ -579,6 +579,19 @@ impl ShardRun {
                 "a shard needs --out FILE (its record goes beside it); accepted: --out FILE",
             ));
         };
+        if !matches!(
+            crate::output::OutputTarget::of(csv),
+            Ok(crate::output::OutputTarget::Regular(_)) | Err(_)
+        ) {
+            return Err(setting(
+                "--shard",
+                &shard.to_string(),
+                format!(
+                    "a shard needs --out FILE, a regular file (its record goes beside it), not {}; accepted: --out FILE",
+                    csv.display()
+                ),
+            ));
+        }
         let sweep = RecordedSweep {
             base: spec.base.clone(),
             grid: spec.grid.clone(),

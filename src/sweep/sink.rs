@@ -17,6 +17,9 @@
 //!
 //! This is the one place where the sweep does I/O. The output is deliberately not written
 //! through [`crate::output::OutputFile`]: a sweep's file must grow in place to be resumable.
+//! It follows the same rules of what a path names ([`OutputTarget`]): `-` and a device or FIFO
+//! are written into in grid order with no journal (and cannot be resumed), and a symbolic link
+//! is followed, so the lock and the journal sit beside the file the link names.
 //! So that two processes never grow the same file (two sweeps, or a sweep and its `--resume`),
 //! the output is locked ([`OutputLock`]) before it is read or truncated, until the sink is
 //! finished or dropped; the second process is refused with the first one's pid.
@@ -27,7 +30,7 @@ use std::io::{self, BufReader, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 use super::{Plan, SweepError};
-use crate::output::OutputLock;
+use crate::output::{OutputLock, OutputTarget};
 
 /// Where the CSV goes.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -126,16 +129,7 @@ impl RowSink {
                         .into(),
             }),
             Destination::Stdout => {
-                let mut sink = RowSink {
-                    out: Box::new(io::stdout()),
-                    shown: "standard output".into(),
-                    journal: None,
-                    written: 0,
-                    waiting: BTreeMap::new(),
-                    lock: None,
-                };
-                sink.write_out(&line(&plan.header()))?;
-                return Ok(sink);
+                return RowSink::unjournalled(plan, Box::new(io::stdout()), "standard output")
             }
             Destination::File(path) => path,
         };
@@ -144,12 +138,28 @@ impl RowSink {
             path: shown.clone(),
             cause,
         };
-        if path.is_dir() {
-            return Err(io_error(io::Error::new(
-                io::ErrorKind::InvalidInput,
-                "it is a folder, not a file",
-            )));
-        }
+        // A device or FIFO is written into like standard output (never replaced, nothing
+        // beside it); a symbolic link is followed to the file it names.
+        let path = &match OutputTarget::of(path).map_err(io_error)? {
+            OutputTarget::Stdout => {
+                return RowSink::unjournalled(plan, Box::new(io::stdout()), "standard output")
+            }
+            OutputTarget::Special(special) if start == Start::Resume => {
+                return Err(SweepError::Setting {
+                    field: "--resume",
+                    value: format!("with --out {}", special.display()),
+                    accepted: "accepted: --resume with a regular output file (a device or FIFO cannot be read back)".into(),
+                })
+            }
+            OutputTarget::Special(special) => {
+                let file = OpenOptions::new()
+                    .write(true)
+                    .open(&special)
+                    .map_err(io_error)?;
+                return RowSink::unjournalled(plan, Box::new(file), &shown);
+            }
+            OutputTarget::Regular(regular) => regular,
+        };
         if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
             fs::create_dir_all(parent).map_err(io_error)?;
         }
@@ -211,6 +221,25 @@ impl RowSink {
             sink.hold(row, bytes)?;
         }
         sink.write_ready(Vec::new())?;
+        Ok(sink)
+    }
+
+    /// A sink with no journal (standard output, a device, a FIFO): rows in grid order, those
+    /// finished early held in memory (at most a window), nothing to resume from.
+    fn unjournalled(
+        plan: &Plan,
+        out: Box<dyn Write + Send>,
+        shown: &str,
+    ) -> Result<RowSink, SweepError> {
+        let mut sink = RowSink {
+            out,
+            shown: shown.into(),
+            journal: None,
+            written: 0,
+            waiting: BTreeMap::new(),
+            lock: None,
+        };
+        sink.write_out(&line(&plan.header()))?;
         Ok(sink)
     }
 

@@ -17,6 +17,7 @@ mod help;
 mod limiter;
 mod occ;
 mod outage_presets;
+mod outputs;
 mod overload;
 mod picture;
 mod properties;
