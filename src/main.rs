@@ -142,9 +142,7 @@ fn validate_run(file: ScenarioFile, args: &RunArgs) -> anyhow::Result<ValidRun<'
                 SeriesChart::check_scale(args.chart_scale.into())?;
             }
             match args.chart_size {
-                Some(size) if call_loop => {
-                    SeriesChart::check_size(scenario.strategies.len(), size)?
-                }
+                Some(size) if call_loop => SeriesChart::check_size_for(&scenario, size)?,
                 Some(size) => HistogramChart::check_size_for(&scenario, size)?,
                 None => {}
             }

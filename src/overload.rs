@@ -120,6 +120,7 @@ impl CallLoopResult {
             series: Series {
                 bin: tally.series_bin,
                 rows: tally.rows,
+                tabs: tally.tabs,
             },
         }
     }
@@ -144,6 +145,8 @@ pub struct Series {
     pub bin: SimDuration,
     /// The windows written, in order.
     pub rows: Vec<SeriesRow>,
+    /// True when the run modelled browser tabs: the series then has `attempts_hidden`.
+    pub tabs: bool,
 }
 
 impl Series {
@@ -173,7 +176,7 @@ impl Serialize for Series {
             rows,
             get: move |r: &SeriesRow| get(r).map(secs),
         };
-        let mut s = serializer.serialize_struct("Series", 12)?;
+        let mut s = serializer.serialize_struct("Series", 12 + usize::from(self.tabs))?;
         s.serialize_field(
             "window_start_s",
             &Column {
@@ -183,6 +186,9 @@ impl Serialize for Series {
         )?;
         s.serialize_field("calls_started", &count(|r| r.calls_started))?;
         s.serialize_field("attempts", &count(|r| r.attempts))?;
+        if self.tabs {
+            s.serialize_field("attempts_hidden", &count(|r| r.attempts_hidden))?;
+        }
         s.serialize_field("succeeded", &count(|r| r.succeeded))?;
         s.serialize_field("timed_out", &count(|r| r.timed_out))?;
         s.serialize_field("refused", &count(|r| r.refused))?;

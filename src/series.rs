@@ -132,6 +132,9 @@ pub struct SeriesRow {
     pub calls_started: u64,
     /// Attempts sent (first attempts and retries).
     pub attempts: u64,
+    /// Of those, the attempts sent by browser tabs hidden at the instant they sent (0 when
+    /// the run models no tabs).
+    pub attempts_hidden: u64,
     /// Answers received in time that were successes (goodput).
     pub succeeded: u64,
     /// Attempts abandoned at their timeout.
@@ -343,6 +346,9 @@ pub struct OverloadTally {
     /// Queue events handled (call starts, sends, arrivals, completions, deliveries, timeouts,
     /// stale ones included): the unit of the call loop's throughput bench.
     pub events: u64,
+    /// True when the run modelled browser tabs (the series then splits attempts by the
+    /// sending tab's visibility).
+    pub tabs: bool,
 }
 
 #[cfg(test)]

@@ -121,6 +121,15 @@ impl Ticked {
     }
 }
 
+impl Ticked {
+    /// The same coordinate with no tick but 0 (`zero`) or none: the value axis of a panel with
+    /// nothing to draw, which must not read as a scale of 0 to 1.
+    pub fn empty(mut self, zero: bool) -> Ticked {
+        self.ticks.retain(|t| zero && *t == 0.0);
+        self
+    }
+}
+
 impl Ranged for Ticked {
     type ValueType = f64;
     type FormatOption = NoDefaultFormatting;

@@ -78,6 +78,11 @@ pub struct LineChart {
     pub log_x: bool,
     /// Logarithmic vertical axis.
     pub log_y: bool,
+    /// The legend's heading: what the lines are per (the `--by` column in words).
+    pub legend_title: Option<String>,
+    /// Where a linear vertical axis starts when no value is below it: 0 for counts, times and
+    /// percentages, 1 for a ratio of attempts to calls (never below one).
+    pub y_floor: f64,
 }
 
 /// Default picture size of a line chart.
@@ -279,10 +284,11 @@ impl LineChart {
         } else {
             "rows"
         };
-        let mut title = format!("{} against {}", spec.y, spec.x);
-        if let Some(by) = &spec.by {
-            title.push_str(&format!(", one line per {by}"));
-        }
+        let title = capitalised(&format!(
+            "{} against {}",
+            readable(statistic_of(&spec.y).0),
+            readable(&spec.x)
+        ));
         let what = match band {
             Band::Range => {
                 format!("line = mean over {per_point} {rows_are} per point, band = min to max")
@@ -296,7 +302,7 @@ impl LineChart {
         };
         let mut subtitle = format!("{}: {what}", table.source_name);
         for (k, v) in &spec.filters {
-            subtitle.push_str(&format!(" · {k} = {}", plain(v)));
+            subtitle.push_str(&format!(" · {} = {}", readable(k), plain(v)));
         }
         Ok(LineChart {
             title,
@@ -306,6 +312,8 @@ impl LineChart {
             lines: out,
             log_x: spec.log_x,
             log_y: spec.log_y,
+            legend_title: spec.by.as_deref().map(readable),
+            y_floor: floor(statistic_of(&spec.y).0),
         })
     }
 
@@ -345,11 +353,22 @@ impl LineChart {
                 log: true,
             }
         } else {
-            let lo = y_lo.min(0.0);
-            let hi = if y_hi > lo {
-                y_hi + (y_hi - lo) * 0.08
+            // From 0 for counts, times and percentages; a ratio's axis starts at its floor (or
+            // its lowest value, an interval's end may dip below it), not at 0 where no value
+            // can be, with a little room below.
+            let ratio = self.y_floor != 0.0;
+            let floor = match ratio {
+                true => y_lo.min(self.y_floor),
+                false => y_lo.min(0.0),
+            };
+            let hi = if y_hi > floor {
+                y_hi + (y_hi - floor) * 0.08
             } else {
-                lo + 1.0
+                floor + 1.0
+            };
+            let lo = match ratio {
+                true => floor - (hi - floor) * 0.04,
+                false => floor,
             };
             Axis { lo, hi, log: false }
         };
@@ -551,6 +570,34 @@ fn no_match(table: &DataTable, spec: &PlotSpec, filters: &[(usize, &str)]) -> Ch
     }
 }
 
+/// `column` without an `--aggregate` statistic suffix, and the suffix (`""` when none).
+fn statistic_of(column: &str) -> (&str, &str) {
+    for suffix in ["_mean", "_sd", "_min", "_max", "_ci95_low", "_ci95_high"] {
+        if let Some(stem) = column.strip_suffix(suffix).filter(|s| !s.is_empty()) {
+            return (stem, suffix);
+        }
+    }
+    (column, "")
+}
+
+/// Where a linear axis of `column` (without its statistic) starts when no value is below it:
+/// 1 for `amplification` (attempts per call: every call makes one), else 0.
+fn floor(column: &str) -> f64 {
+    match column {
+        "amplification" => 1.0,
+        _ => 0.0,
+    }
+}
+
+/// `text` with its first letter upper case.
+fn capitalised(text: &str) -> String {
+    let mut chars = text.chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => String::new(),
+    }
+}
+
 /// An axis name: what the column means, in words, and the scale.
 fn axis_name(column: &str, log: bool) -> String {
     let name = readable(column);
@@ -605,6 +652,24 @@ pub(crate) fn readable(column: &str) -> String {
         "wasted_pct" => "wasted: refused / requests (%)",
         "finish_s" => "finish, last client done (s)",
         "finish_spread_s" => "finish spread, latest − earliest client (s)",
+        "attempts" => "attempts (failed ones included)",
+        "calls" => "calls",
+        "amplification" => "attempts per call",
+        "goodput_pct" => "calls that succeeded (%)",
+        "failure_rate" => "failure rate",
+        "timed_out" => "attempts timed out",
+        "refusals_read" => "refusals read in time",
+        "latency_p50_s" => "p50 latency of successful attempts (s)",
+        "latency_p99_s" => "p99 latency of successful attempts (s)",
+        "abandoned_work_s" => "server time on answers nobody read (s)",
+        "recovered_at_s" => "recovered at (s)",
+        "stuck" => "runs that never recover (fraction)",
+        "retries_denied" => "retries denied by the retry control",
+        "calls_rejected_locally" => "calls rejected locally",
+        "rate_per_s" => "call rate (per s)",
+        "multiplier" => "backoff multiplier",
+        "hidden" => "tabs hidden at t = 0 (fraction)",
+        "retries_while_hidden" => "retries sent by hidden tabs",
         _ => "",
     };
     if !known.is_empty() {
@@ -701,6 +766,15 @@ impl Drawable for LineChart {
         )
         .map_err(draw_error)?;
 
+        if let Some(heading) = &self.legend_title {
+            legend
+                .draw_text(
+                    heading,
+                    &(FONT_FAMILY, 14).into_font().color(&RGBColor(90, 90, 90)),
+                    (4, 2),
+                )
+                .map_err(draw_error)?;
+        }
         // Legend entries that fit under one another (at least one).
         let fit = ((legend.dim_in_pixel().1.saturating_sub(24)) / 22).max(1) as usize;
         for (i, line) in self.lines.iter().enumerate() {
@@ -976,6 +1050,33 @@ mod tests {
             e.starts_with("invalid CSV: sweep.csv; this is a plain run's table")
                 && e.contains("herd-sim sweep"),
             "{e}"
+        );
+    }
+
+    #[test]
+    fn the_title_and_legend_are_in_words_and_a_ratio_axis_starts_at_its_floor() {
+        let t = table(
+            "control,failure_rate,amplification_mean,requests_mean\n\
+             none,0,1,100\nnone,0.5,1.875,187\nbucket,0,1,100\nbucket,0.5,1.06,106\n",
+        );
+        let c = LineChart::from_table(
+            &t,
+            &spec("failure_rate", "amplification_mean", Some("control")),
+        )
+        .unwrap();
+        assert_eq!(c.title, "Attempts per call against failure rate");
+        assert_eq!(c.legend_title.as_deref(), Some("control"));
+        assert_eq!(c.y_label, "attempts per call, mean over seeds");
+        // Attempts per call are never below 1: the axis starts just under 1, not at 0.
+        let (_, y) = c.axes();
+        assert!(y.lo > 0.9 && y.lo < 1.0, "{y:?}");
+        // A count starts at 0.
+        let c = LineChart::from_table(&t, &spec("failure_rate", "requests_mean", Some("control")))
+            .unwrap();
+        assert_eq!(c.axes().1.lo, 0.0);
+        assert_eq!(
+            c.title,
+            "Requests, first attempts included against failure rate"
         );
     }
 

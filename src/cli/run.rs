@@ -121,7 +121,7 @@ pub struct RunArgs {
     /// Also draw the run as a PNG chart (`.png` or no extension; `-`: stdout).
     ///
     /// A herd draws its per-window histograms, one panel per strategy; a call-loop run draws
-    /// its time series, a row of three panels per strategy, triggers shaded.
+    /// its time series, a row of panels per strategy, triggers shaded.
     #[arg(help_heading = GENERAL, long, value_name = "PATH")]
     pub png: Option<PathBuf>,
 
@@ -138,8 +138,8 @@ pub struct RunArgs {
 
     /// Picture size of --png/--svg, WIDTHxHEIGHT in pixels.
     ///
-    /// [default: 1200 wide, 152 per panel; a call-loop run's series chart 1500 wide, 172 per
-    /// strategy]
+    /// [default: 1200 wide, 152 per panel; a call-loop run's series chart 1500 wide (1900 with
+    /// browser tabs), 172 per strategy]
     #[arg(help_heading = GENERAL, long, value_name = "WxH", value_parser = parse_chart_size)]
     pub chart_size: Option<ChartSize>,
 

@@ -11,7 +11,8 @@ pub(super) fn is_call_report(report: &Report) -> bool {
     report.results.iter().any(|r| r.calls.is_some())
 }
 
-/// The columns of `--series-out`, in order.
+/// The columns of `--series-out`, in order; a run with browser tabs adds
+/// [`SERIES_TAB_COLUMN`] after `attempts`.
 pub const SERIES_COLUMNS: [&str; 12] = [
     "strategy",
     "window_start_s",
@@ -26,6 +27,10 @@ pub const SERIES_COLUMNS: [&str; 12] = [
     "retries_denied",
     "rejected_locally",
 ];
+
+/// The column of `--series-out` a run with browser tabs adds after `attempts`: the attempts
+/// sent by tabs hidden at the instant they sent.
+pub const SERIES_TAB_COLUMN: &str = "attempts_hidden";
 
 /// `recovered at`: the time, `stuck` when a run with a trigger never recovers, `-` without a
 /// trigger.
@@ -149,18 +154,24 @@ pub(super) fn calls_table(report: &Report) -> String {
 fn series_rows<'a>(
     r: &'a RunResult,
     c: &'a CallLoopResult,
-) -> impl Iterator<Item = [String; 12]> + 'a {
+    tabs: bool,
+) -> impl Iterator<Item = Vec<String>> + 'a {
     let strategy = r.strategy.name();
     let quantile = |v: Option<u64>| {
         v.map(|ns| crate::time::SimDuration(ns).as_secs_f64().to_string())
             .unwrap_or_default()
     };
     c.series.rows.iter().map(move |row| {
-        [
+        let mut cells = vec![
             strategy.to_string(),
             c.series.start_s(row).to_string(),
             row.calls_started.to_string(),
             row.attempts.to_string(),
+        ];
+        if tabs {
+            cells.push(row.attempts_hidden.to_string());
+        }
+        cells.extend([
             row.succeeded.to_string(),
             row.timed_out.to_string(),
             row.refused.to_string(),
@@ -169,21 +180,31 @@ fn series_rows<'a>(
             quantile(row.latency_p99_ns),
             row.retries_denied.to_string(),
             row.rejected_locally.to_string(),
-        ]
+        ]);
+        cells
     })
 }
 
-/// The series of every strategy as tidy CSV: a header ([`SERIES_COLUMNS`]), then one row per
-/// strategy and written window, strategies in report order, windows in time order. Windows
+/// The series of every strategy as tidy CSV: a header ([`SERIES_COLUMNS`], with
+/// [`SERIES_TAB_COLUMN`] when a run models browser tabs), then one row per strategy and written
+/// window, strategies in report order, windows in time order. Windows
 /// left out of the series (nothing happened, the server empty) are all zeros; a latency is
 /// empty in a window without successes.
 pub fn series_csv(report: &Report) -> Result<Vec<u8>, ReportError> {
     let mut writer = ::csv::Writer::from_writer(Vec::new());
     let fail = |e: ::csv::Error| ReportError(e.to_string());
-    writer.write_record(SERIES_COLUMNS).map_err(fail)?;
+    let tabs = report
+        .results
+        .iter()
+        .any(|r| r.calls.as_ref().is_some_and(|c| c.series.tabs));
+    let mut header: Vec<&str> = SERIES_COLUMNS.to_vec();
+    if tabs {
+        header.insert(4, SERIES_TAB_COLUMN);
+    }
+    writer.write_record(&header).map_err(fail)?;
     for r in &report.results {
         if let Some(c) = &r.calls {
-            for row in series_rows(r, c) {
+            for row in series_rows(r, c, tabs) {
                 writer.write_record(row).map_err(fail)?;
             }
         }

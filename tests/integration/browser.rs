@@ -474,3 +474,47 @@ fn the_readmes_browser_tabs_chart_is_what_the_script_draws() {
         "scripts/browser-tabs.sh draws docs/browser-tabs.png"
     );
 }
+
+/// The series splits the attempts by the sending tab's visibility: every tab hidden at t = 0
+/// sends its first attempt hidden, and every retry sent hidden is one of the summary's
+/// `retries_while_hidden`, so the hidden attempts of a herd sum to the two; pausing tabs send
+/// nothing hidden. A run without tabs has no such column.
+#[test]
+fn the_series_counts_the_attempts_of_hidden_tabs_window_by_window() {
+    for extra in [&[][..], &["--when-hidden", "pause"]] {
+        for result in shipped(extra) {
+            let series = &result["series"];
+            let sum = |key: &str| -> u64 {
+                series[key]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|v| v.as_u64().unwrap())
+                    .sum()
+            };
+            let hidden = result["hidden_clients"].as_u64().unwrap();
+            let retries_hidden = result["retries_while_hidden"].as_u64().unwrap();
+            assert!(hidden > 0);
+            assert_eq!(sum("attempts_hidden"), hidden + retries_hidden, "{extra:?}");
+            assert!(sum("attempts_hidden") < sum("attempts"));
+            if !extra.is_empty() {
+                assert_eq!(retries_hidden, 0);
+            }
+        }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("series.csv");
+    for (args, column) in [
+        (&["--config", "configs/browser-tabs.toml"][..], true),
+        (&["--config", "configs/collapse-spike.toml"][..], false),
+    ] {
+        run(&[args, &["--series-out", csv.to_str().unwrap()]].concat());
+        let text = std::fs::read_to_string(&csv).unwrap();
+        let header = text.lines().next().unwrap();
+        assert_eq!(
+            header.starts_with("strategy,window_start_s,calls_started,attempts,attempts_hidden,"),
+            column,
+            "{header}"
+        );
+    }
+}

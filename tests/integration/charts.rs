@@ -252,7 +252,9 @@ fn plot_draws_one_line_per_by_value_at_the_size_asked_for() {
         .assert()
         .success();
     let text = std::fs::read_to_string(&svg).unwrap();
-    assert!(text.contains("windows against clients, one line per strategy"));
+    // The title and the legend's heading in words, not column names.
+    assert!(text.contains("Windows with a retry against clients"));
+    assert!(text.contains(">\nstrategy\n</text>"), "{text}");
     assert!(text.contains("mean over 3 seeds per point, band = min to max"));
 }
 

@@ -1,7 +1,9 @@
 //! The series chart of a call-loop run (issue 10): a row per strategy, in the report's order,
 //! of three panels sharing one time axis — calls started, succeeded, timed out and refused per
-//! second; requests in the server; p50 and p99 latency of the successful attempts — with every
-//! trigger (`--spike`, `--outage`, `--degrade`, a `down` server until `--recover-at`) shaded as
+//! second; requests in the server; p50 and p99 latency of the successful attempts — and with
+//! browser tabs a fourth, after the first: the attempts sent by visible and by hidden tabs
+//! per second. A panel with nothing to draw says so in words instead of a 0-to-1 scale. Every
+//! trigger (`--spike`, `--outage`, `--degrade`, a `down` server until `--recover-at`) is shaded as
 //! a translucent band on every panel and named in small text. A panel kind's value axis is
 //! shared by all strategies, so rows compare at a glance ([`CountScale::Shared`], the default),
 //! or fitted to each panel's own values ([`CountScale::PerPanel`]); a log axis is refused, as
@@ -109,6 +111,9 @@ pub struct SeriesChart<'a> {
     pub triggers: Vec<TriggerBand>,
     /// Whether a panel kind's value axis is shared by the rows or fitted to each panel.
     pub scale: CountScale,
+    /// True when the run modelled browser tabs: a fourth panel splits the attempts by the
+    /// sending tab's visibility.
+    pub tabs: bool,
 }
 
 /// Pixel layout: the title band (two subtitle lines), the column headings (name and legend),
@@ -125,6 +130,8 @@ const MIN_PLOT_H: u32 = 40;
 const MIN_PLOT_W: u32 = 60;
 const PANEL_PLOT_H: u32 = 150;
 const DEFAULT_WIDTH: u32 = 1500;
+/// The default width with browser tabs (four panels a row).
+const DEFAULT_WIDTH_TABS: u32 = 1900;
 /// Room above the largest value, as a fraction of it.
 const HEADROOM: f64 = 0.08;
 
@@ -146,6 +153,7 @@ impl<'a> SeriesChart<'a> {
         let first = &report.results[0];
         let mut strategies = Vec::new();
         let mut bin = SimDuration::from_secs(1);
+        let mut tabs = false;
         for r in &report.results {
             let Some(c) = &r.calls else {
                 return Err(ChartError::Draw(
@@ -153,6 +161,7 @@ impl<'a> SeriesChart<'a> {
                 ));
             };
             bin = c.series.bin;
+            tabs |= c.series.tabs;
             let recovery = match (c.trigger_end_s, c.recovered_at_s) {
                 (None, _) => String::new(),
                 (Some(_), None) => " · stuck: never recovers".into(),
@@ -179,7 +188,16 @@ impl<'a> SeriesChart<'a> {
             strategies,
             triggers: trigger_bands(scenario),
             scale,
+            tabs,
         })
+    }
+
+    /// The panels of each row, left to right.
+    pub fn panels(&self) -> &'static [PanelKind] {
+        match self.tabs {
+            true => &PanelKind::WITH_TABS,
+            false => &PanelKind::ALL,
+        }
     }
 
     /// Refuses [`CountScale::Log`]: a series is mostly zeros, which a log axis cannot show.
@@ -197,11 +215,16 @@ impl<'a> SeriesChart<'a> {
         Ok(())
     }
 
-    /// The default picture size: 1500 pixels wide, 150 pixels of plot per strategy.
+    /// The default picture size: 1500 pixels wide (1900 with browser tabs), 150 pixels of
+    /// plot per strategy.
     pub fn default_size(&self) -> ChartSize {
         let n = self.strategies.len().max(1) as u32;
         ChartSize {
-            width: DEFAULT_WIDTH,
+            width: if self.tabs {
+                DEFAULT_WIDTH_TABS
+            } else {
+                DEFAULT_WIDTH
+            },
             height: TITLE_H + HEADER_H + X_AXIS_H + n * (CAPTION_H + PANEL_PLOT_H),
         }
     }
@@ -209,15 +232,29 @@ impl<'a> SeriesChart<'a> {
     /// Refuses a size too small for `strategies` rows of three readable panels; callers check
     /// before simulating so a bad size fails at once.
     pub fn check_size(strategies: usize, size: ChartSize) -> Result<(), ChartError> {
+        Self::check_size_of(strategies, PanelKind::ALL.len(), size)
+    }
+
+    /// [`Self::check_size`] for the chart of `scenario`: its strategies, and four panels a row
+    /// when it models browser tabs.
+    pub fn check_size_for(scenario: &Scenario, size: ChartSize) -> Result<(), ChartError> {
+        let panels = match scenario.browser.is_active() {
+            true => PanelKind::WITH_TABS.len(),
+            false => PanelKind::ALL.len(),
+        };
+        Self::check_size_of(scenario.strategies.len(), panels, size)
+    }
+
+    fn check_size_of(strategies: usize, panels: usize, size: ChartSize) -> Result<(), ChartError> {
         let n = strategies.max(1) as u32;
         let min_height = TITLE_H + HEADER_H + X_AXIS_H + n * (CAPTION_H + MIN_PLOT_H);
-        let min_width = 3 * (Y_LABELS_W + RIGHT_MARGIN + MIN_PLOT_W);
+        let min_width = panels as u32 * (Y_LABELS_W + RIGHT_MARGIN + MIN_PLOT_W);
         if size.height < min_height || size.width < min_width {
             return Err(ChartError::Invalid {
                 field: "--chart-size",
                 value: size.to_string(),
                 accepted: format!(
-                    "the series chart's {n} row{} of 3 panels need at least {min_width}x{min_height} pixels",
+                    "the series chart's {n} row{} of {panels} panels need at least {min_width}x{min_height} pixels",
                     if n == 1 { "" } else { "s" }
                 ),
             });
@@ -232,7 +269,7 @@ impl<'a> SeriesChart<'a> {
         size: Option<ChartSize>,
     ) -> Result<Vec<u8>, ChartError> {
         let size = size.unwrap_or_else(|| self.default_size());
-        Self::check_size(self.strategies.len(), size)?;
+        Self::check_size_of(self.strategies.len(), self.panels().len(), size)?;
         render(self, format, size)
     }
 
@@ -280,8 +317,9 @@ impl<'a> SeriesChart<'a> {
     }
 
     /// The value axis of a panel kind in row `index`: over every row's values, or over the
-    /// row's own with [`CountScale::PerPanel`].
-    fn value_axis(&self, kind: PanelKind, index: usize) -> Axis {
+    /// row's own with [`CountScale::PerPanel`]; `None` when there is nothing to draw (no
+    /// value above 0), which the panel says in words instead of a scale of 0 to 1.
+    fn value_axis(&self, kind: PanelKind, index: usize) -> Option<Axis> {
         let bin_s = self.bin_s();
         let largest = self
             .strategies
@@ -291,15 +329,11 @@ impl<'a> SeriesChart<'a> {
             .flat_map(|(_, s)| s.rows.iter())
             .flat_map(|row| kind.measures().iter().filter_map(|m| m.value(row, bin_s)))
             .fold(0.0, f64::max);
-        Axis {
+        (largest > 0.0).then_some(Axis {
             lo: 0.0,
-            hi: if largest > 0.0 {
-                largest * (1.0 + HEADROOM)
-            } else {
-                1.0
-            },
+            hi: largest * (1.0 + HEADROOM),
             log: false,
-        }
+        })
     }
 
     fn draw_title<DB: DrawingBackend>(
@@ -361,12 +395,21 @@ impl<'a> SeriesChart<'a> {
     {
         let series = &self.strategies[index];
         let time = self.time_axis();
-        let value = self.value_axis(kind, index);
+        let fitted = self.value_axis(kind, index);
+        let value = fitted.unwrap_or(Axis {
+            lo: 0.0,
+            hi: 1.0,
+            log: false,
+        });
         let (width, height) = area.dim_in_pixel();
         let plot_h = height.saturating_sub(if last { X_AXIS_H } else { 0 } + TOP_MARGIN);
         let mut y = Ticked::new(value, ((plot_h / 32).max(2)) as usize);
         if kind == PanelKind::InSystem {
             y = y.whole_numbers();
+        }
+        if fitted.is_none() {
+            // Nothing to draw: the base line reads 0 for counts, a latency has no scale.
+            y = y.empty(kind != PanelKind::Latency);
         }
         let mut chart = ChartBuilder::on(area)
             .margin_top(TOP_MARGIN)
@@ -421,6 +464,19 @@ impl<'a> SeriesChart<'a> {
                         .map_err(draw_error)?;
                 }
             }
+        }
+        if fitted.is_none() {
+            let note = (FONT_FAMILY, 13)
+                .into_font()
+                .color(&RGBColor(110, 110, 110))
+                .pos(Pos::new(HPos::Center, VPos::Center));
+            plotting
+                .draw(&Text::new(
+                    kind.empty(),
+                    ((x0 + x1) / 2.0, (y0 + y1) / 2.0),
+                    note,
+                ))
+                .map_err(draw_error)?;
         }
         // The base line last: a line along 0 shows just above it.
         plotting
@@ -485,7 +541,8 @@ impl Drawable for SeriesChart<'_> {
         let (title, rest) = root.split_vertically(TITLE_H + spare);
         self.draw_title(&title)?;
         let (header, mut rest) = rest.split_vertically(HEADER_H);
-        for (kind, column) in PanelKind::ALL.iter().zip(header.split_evenly((1, 3))) {
+        let panels = self.panels();
+        for (kind, column) in panels.iter().zip(header.split_evenly((1, panels.len()))) {
             self.draw_heading(*kind, &column)?;
         }
         let n = self.strategies.len();
@@ -499,7 +556,7 @@ impl Drawable for SeriesChart<'_> {
             };
             let (caption, body) = area.split_vertically(CAPTION_H);
             draw_caption(&caption, &series.name, &series.note, Y_LABELS_W as i32)?;
-            for (kind, column) in PanelKind::ALL.iter().zip(body.split_evenly((1, 3))) {
+            for (kind, column) in panels.iter().zip(body.split_evenly((1, panels.len()))) {
                 self.draw_panel(*kind, index, &column, last)?;
             }
             rest = below;

@@ -22,6 +22,10 @@ pub enum Measure {
     P50,
     /// 99th percentile of the same.
     P99,
+    /// Attempts sent per second by browser tabs visible when they sent.
+    SentVisible,
+    /// Attempts sent per second by browser tabs hidden when they sent.
+    SentHidden,
 }
 
 impl Measure {
@@ -35,6 +39,8 @@ impl Measure {
             Measure::InSystem => (148, 103, 189),
             Measure::P50 => (23, 190, 207),
             Measure::P99 => (140, 86, 75),
+            Measure::SentVisible => (31, 119, 180),
+            Measure::SentHidden => (127, 127, 127),
         }
     }
 
@@ -48,6 +54,8 @@ impl Measure {
             Measure::InSystem => "in the server",
             Measure::P50 => "p50",
             Measure::P99 => "p99",
+            Measure::SentVisible => "by visible tabs",
+            Measure::SentHidden => "by hidden tabs",
         }
     }
 
@@ -64,6 +72,8 @@ impl Measure {
             Measure::InSystem => Some(row.in_system as f64),
             Measure::P50 => secs(row.latency_p50_ns),
             Measure::P99 => secs(row.latency_p99_ns),
+            Measure::SentVisible => per_s(row.attempts - row.attempts_hidden),
+            Measure::SentHidden => per_s(row.attempts_hidden),
         }
     }
 
@@ -90,11 +100,22 @@ pub enum PanelKind {
     InSystem,
     /// p50 and p99 latency.
     Latency,
+    /// Attempts sent by visible and by hidden browser tabs per second.
+    Tabs,
 }
 
 impl PanelKind {
     /// The panels of a row, left to right.
     pub const ALL: [PanelKind; 3] = [PanelKind::Calls, PanelKind::InSystem, PanelKind::Latency];
+
+    /// The panels of a row of a run with browser tabs: the attempts by the sending tab's
+    /// visibility after the calls.
+    pub const WITH_TABS: [PanelKind; 4] = [
+        PanelKind::Calls,
+        PanelKind::Tabs,
+        PanelKind::InSystem,
+        PanelKind::Latency,
+    ];
 
     /// The lines of this panel, drawn in this order.
     pub fn measures(self) -> &'static [Measure] {
@@ -107,6 +128,7 @@ impl PanelKind {
             ],
             PanelKind::InSystem => &[Measure::InSystem],
             PanelKind::Latency => &[Measure::P50, Measure::P99],
+            PanelKind::Tabs => &[Measure::SentVisible, Measure::SentHidden],
         }
     }
 
@@ -115,6 +137,17 @@ impl PanelKind {
             PanelKind::Calls => format!("calls per s ({bin} windows)"),
             PanelKind::InSystem => "requests in the server at each window's end".into(),
             PanelKind::Latency => "latency of successful attempts (s)".into(),
+            PanelKind::Tabs => "attempts sent per s".into(),
+        }
+    }
+
+    /// What an empty panel says in place of a value axis: nothing in any window to draw.
+    pub(super) fn empty(self) -> &'static str {
+        match self {
+            PanelKind::Calls => "no calls",
+            PanelKind::InSystem => "no request in the server in any window",
+            PanelKind::Latency => "no successful attempt",
+            PanelKind::Tabs => "no attempt",
         }
     }
 }

@@ -35,6 +35,7 @@ fn chart<'a>(rows: &'a [SeriesRow], strategies: usize) -> SeriesChart<'a> {
             label: "down".into(),
         }],
         scale: CountScale::Shared,
+        tabs: false,
     }
 }
 
@@ -69,12 +70,12 @@ fn per_panel_axes_fit_each_row_and_a_log_scale_is_refused() {
         note: String::new(),
         rows: &small,
     });
-    let hi = |c: &SeriesChart<'_>, i| c.value_axis(PanelKind::Calls, i).hi;
+    let hi = |c: &SeriesChart<'_>, i| c.value_axis(PanelKind::Calls, i).unwrap().hi;
     assert!((hi(&c, 1) - 108.0).abs() < 1e-9);
     c.scale = CountScale::PerPanel;
     assert!((hi(&c, 0) - 108.0).abs() < 1e-9 && (hi(&c, 1) - 10.8).abs() < 1e-9);
-    // No latency anywhere: the axis is 0 to 1 s rather than empty.
-    assert_eq!(c.value_axis(PanelKind::Latency, 0).hi, 1.0);
+    // No latency anywhere: no axis to draw (the panel says so instead of a 0-to-1 scale).
+    assert_eq!(c.value_axis(PanelKind::Latency, 0), None);
     let e = SeriesChart::check_scale(CountScale::Log)
         .unwrap_err()
         .to_string();
@@ -105,4 +106,66 @@ fn a_size_too_small_for_the_rows_is_refused() {
         }
     )
     .is_ok());
+}
+
+#[test]
+fn an_empty_panel_says_what_is_missing_instead_of_a_scale_of_0_to_1() {
+    // Calls that never succeed: no latency, nobody in the server.
+    let refused = |window| SeriesRow {
+        window,
+        calls_started: 5,
+        attempts: 5,
+        refused: 5,
+        ..SeriesRow::default()
+    };
+    // Ten windows, so the time axis has whole ticks.
+    let rows = [refused(0), refused(9)];
+    let c = chart(&rows, 1);
+    assert_eq!(c.value_axis(PanelKind::InSystem, 0), None);
+    assert_eq!(c.value_axis(PanelKind::Latency, 0), None);
+    assert!(c.value_axis(PanelKind::Calls, 0).is_some());
+    let svg = String::from_utf8(c.render(ImageFormat::Svg, None).unwrap()).unwrap();
+    assert!(svg.contains("no successful attempt"), "{svg}");
+    assert!(svg.contains("no request in the server in any window"));
+    // The only value labels are the calls panel's and the time axis's: no 0.5 on an empty
+    // value axis.
+    assert!(!svg.contains(">\n0.5\n</text>"), "{svg}");
+}
+
+#[test]
+fn with_browser_tabs_a_fourth_panel_splits_the_attempts_by_the_tabs_visibility() {
+    let rows = [SeriesRow {
+        window: 0,
+        calls_started: 10,
+        attempts: 10,
+        attempts_hidden: 4,
+        succeeded: 10,
+        ..SeriesRow::default()
+    }];
+    let mut c = chart(&rows, 2);
+    assert_eq!(c.panels().len(), 3);
+    c.tabs = true;
+    assert_eq!(c.panels(), PanelKind::WITH_TABS);
+    // 6 attempts a second from visible tabs and 4 from hidden ones.
+    assert_eq!(Measure::SentVisible.value(&rows[0], 1.0), Some(6.0));
+    assert_eq!(Measure::SentHidden.value(&rows[0], 1.0), Some(4.0));
+    let svg = String::from_utf8(c.render(ImageFormat::Svg, None).unwrap()).unwrap();
+    assert!(svg.contains("by hidden tabs") && svg.contains("by visible tabs"));
+    assert!(svg.starts_with("<svg width=\"1900\""));
+    // The down band on each of the four panels of both rows.
+    assert_eq!(svg.matches(">\ndown\n</text>").count(), 4 * 2);
+    let e = SeriesChart::check_size_of(
+        2,
+        4,
+        ChartSize {
+            width: 426,
+            height: 294,
+        },
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        e.ends_with("2 rows of 4 panels need at least 568x294 pixels"),
+        "{e}"
+    );
 }

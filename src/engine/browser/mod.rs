@@ -449,6 +449,13 @@ impl TabRules {
         }
     }
 
+    /// True when `tab`, advanced to `now`, is hidden.
+    #[inline]
+    pub fn hidden_at(&self, tab: &mut Tab, now: SimTime) -> bool {
+        tab.advance(now, self.browser.switch_mean);
+        tab.hidden
+    }
+
     /// True when `tab`, advanced to `now`, is hidden and pauses rather than draw a wait.
     #[inline]
     pub fn pauses(&self, tab: &mut Tab, now: SimTime) -> bool {

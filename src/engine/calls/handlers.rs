@@ -128,6 +128,11 @@ impl Loop<'_> {
         };
         self.totals.attempts += 1;
         self.series.counts().attempts += 1;
+        if let Some(t) = &mut self.tabs {
+            if t.rules.hidden_at(&mut t.tabs[job.process as usize], now) {
+                self.series.counts().attempts_hidden += 1;
+            }
+        }
         self.push(now + there, Ev::Arrive(job));
         if let Some(timeout) = self.spec.overload.timeout {
             self.push(

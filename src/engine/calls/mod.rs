@@ -297,6 +297,7 @@ pub fn simulate_calls(spec: &RunSpec) -> (Tally, OverloadTally) {
     );
     let mut tally = run.tally;
     tally.window_starts = run.server.window_starts();
+    totals.tabs = run.tabs.is_some();
     tally.browser = run.tabs.map(|t| t.rules.counts);
     (tally, totals)
 }
