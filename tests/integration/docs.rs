@@ -181,3 +181,28 @@ fn the_csv_columns_the_model_guide_lists_are_the_header() {
     let work = listed("docs/experiments.md", "has them in the columns");
     assert_eq!(work, documented[documented.len() - 6..]);
 }
+
+#[test]
+fn the_sweep_columns_the_sweeps_guide_lists_are_the_header() {
+    let guide = repo_file("docs/sweeps-and-clusters.md");
+    // The parameter table: `| --flag | column | values |`, in grid order.
+    let parameters: Vec<String> = guide
+        .lines()
+        .skip_while(|l| !l.starts_with("| flag / key | CSV column |"))
+        .skip(2)
+        .take_while(|l| l.starts_with('|'))
+        .filter_map(|l| l.split('|').nth(2))
+        .map(|cell| cell.trim().trim_matches('`').to_string())
+        .collect();
+    let metrics = listed(
+        "docs/sweeps-and-clusters.md",
+        "every metric of a run in this",
+    );
+    let csv =
+        String::from_utf8(crate::herd_sim_ok(&["sweep", "--clients", "10", "--quiet"])).unwrap();
+    let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
+    let mut documented: Vec<&str> = parameters.iter().map(String::as_str).collect();
+    documented.extend(["replicate", "seed"]);
+    documented.extend(metrics.iter().map(String::as_str));
+    assert_eq!(header, documented);
+}
