@@ -8,7 +8,7 @@ mod json;
 mod table;
 mod work;
 
-pub use self::calls::{call_loop_scenario, series_csv, SERIES_COLUMNS};
+pub use self::calls::{call_loop_scenario, series_csv, SERIES_COLUMNS, SERIES_TAB_COLUMN};
 pub use self::csv::CsvExporter;
 /// The columns of a run's `--format csv`, in order (`plot` recognises a run's table by them).
 pub use self::csv::COLUMNS as CSV_COLUMNS;
