@@ -84,7 +84,12 @@ struct ValidRun<'a> {
 }
 
 fn validate_run(file: ScenarioFile, args: &RunArgs) -> anyhow::Result<ValidRun<'_>> {
+    let given = file.clone();
     let mut scenario = file.validate_without_budget_on(args.threads.map(|n| n as usize))?;
+    given.refuse_unread(&scenario)?;
+    if let Some(unread) = args.scenario_overrides().unread_backoff(&scenario).first() {
+        return Err(unread.error().into());
+    }
     check_requests(
         scenario.requests_estimate(),
         args.max_requests.unwrap_or(DEFAULT_MAX_REQUESTS),

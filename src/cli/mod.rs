@@ -92,6 +92,7 @@ pub fn command() -> clap::Command {
 /// clap error becomes the project's one `error:` line ([`one_line`]) and exit code 2.
 pub fn parse() -> Cli {
     let parsed = command().try_get_matches().and_then(|mut matches| {
+        refuse_chart_options_without_a_chart(&matches);
         Cli::from_arg_matches_mut(&mut matches).map_err(|e| e.format(&mut command()))
     });
     match parsed {
@@ -105,6 +106,33 @@ pub fn parse() -> Cli {
                 std::process::exit(2)
             }
         },
+    }
+}
+
+/// `--chart-scale` and `--chart-size` shape the chart `--png`/`--svg` draw: given to a plain
+/// run without either, they would be ignored, so they are refused in one line (exit 2).
+fn refuse_chart_options_without_a_chart(matches: &clap::ArgMatches) {
+    if matches.subcommand().is_some() || ["png", "svg"].iter().any(|a| matches.contains_id(a)) {
+        return;
+    }
+    for (id, flag) in [
+        ("chart_scale", "--chart-scale"),
+        ("chart_size", "--chart-size"),
+    ] {
+        if matches.value_source(id) == Some(clap::parser::ValueSource::CommandLine) {
+            let value = matches
+                .get_raw(id)
+                .into_iter()
+                .flatten()
+                .map(|v| v.to_string_lossy().into_owned())
+                .collect::<Vec<_>>()
+                .join(",");
+            eprintln!(
+                "error: invalid {flag}: {value}; accepted with --png or --svg (it shapes the \
+                 chart they draw)"
+            );
+            std::process::exit(2)
+        }
     }
 }
 

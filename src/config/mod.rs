@@ -29,6 +29,7 @@ mod preset;
 mod requests;
 mod saturating;
 mod server;
+mod unread;
 mod workload;
 
 pub use browser::HeadersVisible;
@@ -42,6 +43,7 @@ pub use requests::{
 };
 pub use saturating::Sat;
 pub use server::{LimitedModel, LimiterRule, ServerFile, ServerModel, SERVER_MODELS};
+pub use unread::Unread;
 pub use workload::{Bound, DistText, IntervalText, Intervals, RateText};
 
 use std::fmt;
@@ -395,12 +397,15 @@ impl ScenarioFile {
     /// [`ScenarioFile::validate`] for a run on `threads` worker threads (`--threads`;
     /// [`default_threads`] when `None`): the memory estimate counts a run in flight on each.
     pub fn validate_on(self, threads: Option<usize>) -> Result<Scenario, ConfigError> {
+        let given = self.clone();
         let scenario = self.validate_without_budget_on(threads)?;
+        given.refuse_unread(&scenario)?;
         scenario.check_memory()?;
         Ok(scenario)
     }
 
-    /// [`ScenarioFile::validate_on`] but for the memory budget, which the caller checks once
+    /// [`ScenarioFile::validate_on`] but for the keys the run never reads (see
+    /// [`ScenarioFile::unread`]) and the memory budget, which the caller checks once
     /// it knows the path and the outputs ([`Scenario::check_memory_with`]), so that a refusal
     /// names the whole estimate whatever `--memory-limit` is.
     pub fn validate_without_budget_on(

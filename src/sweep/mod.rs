@@ -35,7 +35,7 @@ use rayon::prelude::*;
 
 use crate::config::{
     check_requests, check_work, default_threads, describe_work, human_bytes, ConfigError, Scenario,
-    ScenarioFile, DEFAULT_MAX_REQUESTS, DEFAULT_SEED, WORK_THRESHOLD,
+    ScenarioFile, Unread, DEFAULT_MAX_REQUESTS, DEFAULT_SEED, WORK_THRESHOLD,
 };
 use crate::rng::derive_seed;
 
@@ -385,8 +385,15 @@ impl Plan {
         };
         let mut memory_limit = u64::MAX;
         let mut work: u128 = 0;
+        // The keys no cell reads (a grid may pair a key with cells it means nothing to).
+        let mut unread: Option<Vec<Unread>> = None;
         for cell in 0..cells {
             let scenario = plan.cell_scenario(cell)?;
+            let here = plan.cell_file(cell).unread(&scenario);
+            match &mut unread {
+                None => unread = Some(here),
+                Some(all) => all.retain(|u| here.iter().any(|h| h.field == u.field)),
+            }
             let call_loop = scenario.run_spec(scenario.strategies[0]).uses_call_loop();
             attempts |= scenario.server.is_occ() || call_loop;
             calls |= call_loop;
@@ -420,6 +427,14 @@ impl Plan {
             row.threads = 1;
             memory.row = memory.row.max(row.memory_estimate());
             memory_limit = memory_limit.min(row.memory_limit);
+        }
+        if let Some(u) = unread.unwrap_or_default().first() {
+            return Err(ConfigError::Invalid {
+                field: u.field,
+                value: u.value.clone(),
+                accepted: format!("{}; no cell of this sweep reads it", u.accepted),
+            }
+            .into());
         }
         check_requests(requests, spec.max_requests, "sweep")?;
         check_work(work, "sweep", spec.yes)?;
@@ -543,13 +558,19 @@ impl Plan {
         digits
     }
 
-    /// The validated scenario of `cell` (its seed is still the master seed).
-    fn cell_scenario(&self, cell: u64) -> Result<Scenario, SweepError> {
+    /// The scenario file of `cell`: the base with the cell's value of every axis.
+    fn cell_file(&self, cell: u64) -> ScenarioFile {
         let mut file = self.base.clone();
-        let coordinates = self.coordinates(cell);
-        for (axis, &i) in self.axes.iter().zip(&coordinates) {
+        for (axis, &i) in self.axes.iter().zip(&self.coordinates(cell)) {
             (axis.parameter.set)(&mut file, &axis.value(i));
         }
+        file
+    }
+
+    /// The validated scenario of `cell` (its seed is still the master seed).
+    fn cell_scenario(&self, cell: u64) -> Result<Scenario, SweepError> {
+        let file = self.cell_file(cell);
+        let coordinates = self.coordinates(cell);
         // The varied parameters name a cell; when nothing varies, every parameter given does.
         let varied = self.axes.iter().any(|axis| axis.len() > 1);
         // The memory budget is the plan's to check, once, for the rows it runs at once.

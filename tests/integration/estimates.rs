@@ -171,3 +171,126 @@ fn a_sweep_too_big_to_run_is_refused_before_its_cells_are_validated() {
     );
     assert!(std::fs::read_dir(dir.path()).unwrap().next().is_none());
 }
+
+#[test]
+fn every_option_a_run_does_not_read_is_refused_in_one_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = |text: &str| {
+        let path = dir.path().join(format!("{}.toml", text.len()));
+        std::fs::write(&path, text).unwrap();
+        path.to_str().unwrap().to_string()
+    };
+    let one_call = "accepted only on the herd paths (a down server or a rate limiter, without \
+                    the call loop's keys); the call loop starts one call a client, or --rate's \
+                    calls with --arrivals poisson";
+    let no_series = "accepted only on the call loop (a capacity or flaky server, --arrivals \
+                     poisson, --timeout, --network-delay, --outage, --degrade, --budget, \
+                     --breaker or --throttle); this run has no series";
+    let never_hidden =
+        "accepted with --hidden above 0 or --visibility-switch (no tab is ever hidden)";
+    let no_retry_after = "accepted with a server that sends Retry-After (a rate limiter whose \
+                          headers are visible, or a capacity server with --shed-retry-after)";
+    let no_clock = "accepted when a tab reads a time against its clock: a rate limiter's \
+                    visible X-RateLimit-Reset, or Retry-After as an HTTP date \
+                    (--retry-after-format http-date)";
+    let no_chart = "accepted with --png or --svg (it shapes the chart they draw)";
+    let capacity_items = config("items = 3\n[server]\nmodel = \"capacity\"\n");
+    let herd_series = config("series_bin = \"10ms\"\n");
+    let cases: Vec<(Vec<&str>, String)> =
+        vec![
+        // --items with the call loop's servers made the same run as without it.
+        (vec!["--server", "flaky", "--items", "3"], format!("--items: 3; {one_call}")),
+        (vec!["--server", "capacity", "--pool", "2000"], format!("--pool: 2000; {one_call}")),
+        (vec!["--timeout", "1s", "--items", "2"], format!("--items: 2; {one_call}")),
+        (vec!["--config", &capacity_items], format!("--items: 3; {one_call}")),
+        (vec!["--series-bin", "10ms"], format!("--series-bin: 10ms; {no_series}")),
+        (
+            vec!["--server", "fixed-window", "--recovery-hold", "10s"],
+            format!("--recovery-hold: 10s; {no_series}"),
+        ),
+        (vec!["--config", &herd_series], format!("--series-bin: 10ms; {no_series}")),
+        (vec!["--hidden-timers", "none"], format!("--hidden-timers: none; {never_hidden}")),
+        (vec!["--when-hidden", "pause"], format!("--when-hidden: pause; {never_hidden}")),
+        (
+            vec!["--hidden", "0.2", "--retry-after-format", "http-date"],
+            format!("--retry-after-format: http-date; {no_retry_after}"),
+        ),
+        (
+            vec!["--hidden", "0.5", "--clock-skew", "2s"],
+            format!("--clock-skew: 2s; {no_clock}"),
+        ),
+        (
+            vec!["--strategy", "fixed,decorrelated-jitter", "--multiplier", "3"],
+            "--multiplier: 3; accepted with a strategy that multiplies its waits (every one but \
+             naive, fixed and decorrelated-jitter, which multiplies by up to 3)"
+                .into(),
+        ),
+        (
+            vec!["--strategy", "naive", "--base", "2s"],
+            "--base: 2s; accepted with a strategy that waits (every one but naive)".into(),
+        ),
+        (vec!["--chart-scale", "log"], format!("--chart-scale: log; {no_chart}")),
+        (vec!["--chart-size", "800x600"], format!("--chart-size: 800x600; {no_chart}")),
+    ];
+    for (args, said) in cases {
+        let e = refused(&args);
+        assert_eq!(e.trim_end(), format!("error: invalid {said}"), "{args:?}");
+    }
+    // Where something reads them, they run; a config file's curve is there for whichever
+    // strategy a run picks.
+    let curve = config("multiplier = 3\nbase = \"2s\"\n");
+    for args in [
+        &["--items", "3"][..],
+        &["--server", "capacity", "--series-bin", "10ms"],
+        &["--hidden", "0.5", "--hidden-timers", "none"],
+        &[
+            "--server",
+            "fixed-window",
+            "--hidden",
+            "0.5",
+            "--clock-skew",
+            "2s",
+        ],
+        &[
+            "--server",
+            "capacity",
+            "--shed-retry-after",
+            "1s",
+            "--queue",
+            "10",
+            "--retry-after-format",
+            "http-date",
+        ],
+        &["--strategy", "fixed,exponential", "--multiplier", "3"],
+        &["--config", &curve, "--strategy", "naive"],
+    ] {
+        let mut args = args.to_vec();
+        args.extend(["--clients", "20"]);
+        crate::herd_sim_ok(&args);
+    }
+    // A sweep refuses a key only when no cell of its grid reads it.
+    let out = dir.path().join("s.csv");
+    let out = out.to_str().unwrap();
+    let e = refused(&[
+        "sweep",
+        "--server",
+        "capacity,flaky",
+        "--items",
+        "1,3",
+        "--out",
+        out,
+    ]);
+    assert_eq!(
+        e.trim_end(),
+        format!("error: invalid --items: 1; {one_call}; no cell of this sweep reads it")
+    );
+    crate::herd_sim_ok(&[
+        "sweep",
+        "--server",
+        "down,capacity",
+        "--items",
+        "1,3",
+        "--out",
+        out,
+    ]);
+}

@@ -253,11 +253,17 @@ fn scenario_text() -> impl Strategy<Value = String> {
                     base_ms * cap_factor
                 );
                 let call_loop = matches!(model, "capacity" | "flaky");
+                // A timeout takes a herd server onto the call loop too (not browser tabs,
+                // which stay on the herd paths).
+                let timed = !timeout.is_empty() && !server.contains("headers_visible = 0.");
                 if model != "occ" {
-                    // Work: items each, or a shared pool of at least one item a client.
+                    // Work: items each, or a shared pool of at least one item a client, on the
+                    // herd paths (the call loop starts calls, not items).
                     match work {
-                        1 => text += &format!("items = {items}\n"),
-                        2 => text += &format!("pool = {}\n", clients * u64::from(items)),
+                        1 if !call_loop && !timed => text += &format!("items = {items}\n"),
+                        2 if !call_loop && !timed => {
+                            text += &format!("pool = {}\n", clients * u64::from(items))
+                        }
                         _ => {}
                     }
                     if call_loop {
@@ -268,9 +274,7 @@ fn scenario_text() -> impl Strategy<Value = String> {
                         text += &timeout;
                         text += &network;
                         text += &outage;
-                    } else if !timeout.is_empty() && !server.contains("headers_visible = 0.") {
-                        // A timeout takes a herd server onto the call loop too (not browser
-                        // tabs, which stay on the herd paths).
+                    } else if timed {
                         text += &timeout;
                         text += &network;
                     } else {
