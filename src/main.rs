@@ -303,6 +303,10 @@ fn commit(file: OutputFile, bytes: &[u8]) -> anyhow::Result<()> {
 }
 
 fn sweep(args: SweepArgs) -> anyhow::Result<()> {
+    if args.plan {
+        print!("{}", args.plan_text()?);
+        return Ok(());
+    }
     let (spec, destination, start) = args.spec()?;
     let (plan, shard) = match args.shard()? {
         None => (Plan::new(spec)?, None),

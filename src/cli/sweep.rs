@@ -5,13 +5,15 @@ use std::path::PathBuf;
 
 use clap::{Arg, ArgMatches, Args, FromArgMatches};
 
-use herd_sim::config::{ScenarioFile, DEFAULT_MAX_REQUESTS};
+use herd_sim::config::{
+    describe_work, human_bytes, ScenarioFile, DEFAULT_MAX_REQUESTS, DEFAULT_MEMORY_LIMIT,
+};
 use herd_sim::policy::Strategy;
 use herd_sim::sweep::file::SweepFile;
 use herd_sim::sweep::parameter::PARAMETERS;
-use herd_sim::sweep::shard::{Shard, ShardChoice};
+use herd_sim::sweep::shard::{self, Shard, ShardChoice, ShardPlan, MAX_SHARDS};
 use herd_sim::sweep::sink::{Destination, Start};
-use herd_sim::sweep::{Layout, SweepError, SweepSpec, DEFAULT_MAX_CELLS};
+use herd_sim::sweep::{Layout, Plan, SweepError, SweepSpec, DEFAULT_MAX_CELLS};
 
 use super::values::*;
 
@@ -82,9 +84,15 @@ pub struct SweepArgs {
     pub shard: Option<String>,
 
     /// The number of shards, for --shard auto in a Kubernetes Indexed Job (its completions)
-    /// [default: $HERD_SIM_SHARDS].
+    /// [default: $HERD_SIM_SHARDS]; with --plan alone, the shards to show the balance of.
     #[arg(long, value_name = "N")]
     pub shards: Option<String>,
+
+    /// Validate and print the plan: cells, rows, the work and memory estimates and, with
+    /// --shards N (or --shard), the rows and work of every shard. Runs and writes nothing;
+    /// refuses (exit 2) what the sweep or any of its shards would refuse.
+    #[arg(long)]
+    pub plan: bool,
 }
 
 /// Flags of `herd-sim merge`.
@@ -242,4 +250,124 @@ impl SweepArgs {
             .resolve(self.shards.as_deref(), &env)
             .map(Some)
     }
+}
+
+impl SweepArgs {
+    /// `sweep --plan`: the sweep (and its shards, with `--shards N` or `--shard`) validated as
+    /// its processes would validate it, described in lines of text. Nothing runs and nothing
+    /// is opened, not even `--out`.
+    pub fn plan_text(&self) -> Result<String, SweepError> {
+        let (spec, destination, _) = self.spec()?;
+        let limit = spec.base.memory_limit.unwrap_or(DEFAULT_MEMORY_LIMIT);
+        let seeds = spec.seeds;
+        let layout = spec.layout;
+        // `--shard` as a shard's process takes it (`auto` from the scheduler), else `--shards`.
+        let this = match self.shard {
+            Some(_) => self.shard()?,
+            None => None,
+        };
+        if let Some(shard) = this {
+            shard::shard_output(shard, &destination)?;
+        }
+        let count = match (this, &self.shards) {
+            (Some(shard), _) => Some(shard.count),
+            (None, Some(text)) => Some(
+                text.trim()
+                    .parse::<u64>()
+                    .ok()
+                    .filter(|n| (1..=MAX_SHARDS).contains(n))
+                    .ok_or_else(|| SweepError::Setting {
+                        field: "--shards",
+                        value: text.clone(),
+                        accepted: format!("accepted: a whole number from 1 to {MAX_SHARDS}"),
+                    })?,
+            ),
+            (None, None) => None,
+        };
+        let (plan, shards) = match count {
+            None => (Plan::new(spec)?, None),
+            Some(count) => {
+                let (plan, shards) = shard::plan_shards(spec, count)?;
+                (plan, Some(shards))
+            }
+        };
+        Ok(describe_plan(
+            &plan,
+            seeds,
+            layout,
+            limit,
+            shards.as_deref(),
+            this,
+        ))
+    }
+}
+
+/// The text `sweep --plan` prints (see [`SweepArgs::plan_text`]).
+fn describe_plan(
+    plan: &Plan,
+    seeds: u64,
+    layout: Layout,
+    limit: u64,
+    shards: Option<&[ShardPlan]>,
+    this: Option<Shard>,
+) -> String {
+    use std::fmt::Write;
+    let mut text = String::from("plan: nothing is run and nothing written\n");
+    let cells = plan.cells();
+    let _ = writeln!(text, "cells: {cells}");
+    let _ = match layout {
+        Layout::Tidy => writeln!(
+            text,
+            "rows: {} ({cells} cells × {seeds} {}, one row per cell and seed)",
+            plan.grid_rows(),
+            if seeds == 1 { "seed" } else { "seeds" }
+        ),
+        Layout::Aggregate => writeln!(
+            text,
+            "rows: {} (one per cell, aggregated over {seeds} {})",
+            plan.grid_rows(),
+            if seeds == 1 { "seed" } else { "seeds" }
+        ),
+    };
+    let memory = plan.memory_estimate();
+    let _ = writeln!(
+        text,
+        "memory: {} estimated, under the limit of {} ({} rows at once, one a thread, of up to {} each, and buffers of {})",
+        human_bytes(memory.total()),
+        human_bytes(limit),
+        memory.rows_in_flight,
+        human_bytes(memory.row),
+        human_bytes(memory.buffers)
+    );
+    let Some(shards) = shards else {
+        let _ = writeln!(text, "work: {}", describe_work(plan.work_estimate()));
+        return text;
+    };
+    let total: u128 = shards.iter().map(|s| s.work).sum();
+    let _ = writeln!(text, "work: {}", describe_work(total));
+    let count = shards.len() as u128;
+    let largest = shards.iter().map(|s| s.work).max().unwrap_or(0);
+    let mean = total as f64 / count.max(1) as f64;
+    let _ = writeln!(
+        text,
+        "shards: {count}, balanced by estimated work; the largest is {largest} events, {:.2} × the mean{}",
+        if mean > 0.0 { largest as f64 / mean } else { 0.0 },
+        match this {
+            Some(shard) => format!("; this process runs shard {shard}"),
+            None => String::new(),
+        }
+    );
+    let _ = writeln!(text, "shard\tfirst_row\trows\trequests\twork_events");
+    for s in shards {
+        let _ = writeln!(
+            text,
+            "{}\t{}\t{}\t{}\t{}",
+            s.shard,
+            s.rows.start,
+            s.rows.end - s.rows.start,
+            s.requests,
+            s.work
+        );
+    }
+    text
 }

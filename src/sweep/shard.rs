@@ -389,6 +389,85 @@ impl Partition {
     }
 }
 
+/// One shard of a sweep as [`plan_shards`] cuts it, checked as its process would check it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ShardPlan {
+    /// `K/N`.
+    pub shard: Shard,
+    /// Its block of the grid's rows (empty when it has none).
+    pub rows: Range<u64>,
+    /// The most requests its rows can send (what `--max-requests` is checked against).
+    pub requests: u128,
+    /// Its work estimate in events (what `--yes` is needed past).
+    pub work: u128,
+}
+
+/// Refuses `--aggregate` for `shard` (written as the user gave it, under `field`).
+fn refuse_aggregate(spec: &SweepSpec, field: &'static str, shard: &str) -> Result<(), SweepError> {
+    if spec.layout == Layout::Aggregate {
+        return Err(setting(
+            field,
+            shard,
+            "--aggregate cannot be sharded (a cell's statistics need all its seeds); accepted: shard the tidy sweep, then `herd-sim merge --aggregate`",
+        ));
+    }
+    Ok(())
+}
+
+/// The plan of `spec`'s whole grid as shards see it, its partition, and the request limit and
+/// `--yes` each shard is checked with (the whole grid's are not checked: a shard's are).
+fn whole_grid(spec: SweepSpec) -> Result<(Plan, Partition, u64, bool), SweepError> {
+    let limit = spec.max_requests;
+    let yes = spec.yes;
+    let plan = Plan::new(SweepSpec {
+        max_requests: u64::MAX,
+        yes: true,
+        ..spec
+    })?;
+    let partition = Partition::of(&plan)?;
+    Ok((plan, partition, limit, yes))
+}
+
+/// `shard` of `plan`: its block, checked against the request limit and the work needing `--yes`.
+fn shard_plan(
+    plan: &Plan,
+    partition: &Partition,
+    shard: Shard,
+    limit: u64,
+    yes: bool,
+) -> Result<ShardPlan, SweepError> {
+    let rows = partition.range(shard);
+    let requests = partition.requests(rows.clone());
+    check_requests(requests, limit, "shard")?;
+    let work = plan.work_of(rows.clone())?;
+    check_work(work, "shard", yes)?;
+    Ok(ShardPlan {
+        shard,
+        rows,
+        requests,
+        work,
+    })
+}
+
+/// The sweep `spec` cut into `count` shards, every one checked as [`ShardRun::prepare`] would
+/// check it in its own process, without running or writing anything (`sweep --plan
+/// --shards N`): the whole grid's plan and each shard's block, requests and work.
+pub fn plan_shards(spec: SweepSpec, count: u64) -> Result<(Plan, Vec<ShardPlan>), SweepError> {
+    if count == 0 || count > MAX_SHARDS {
+        return Err(setting(
+            "--shards",
+            &count.to_string(),
+            "accepted: a whole number from 1 to 1048576",
+        ));
+    }
+    refuse_aggregate(&spec, "--shards", &count.to_string())?;
+    let (plan, partition, limit, yes) = whole_grid(spec)?;
+    let shards = (0..count)
+        .map(|index| shard_plan(&plan, &partition, Shard { index, count }, limit, yes))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok((plan, shards))
+}
+
 /// A 64-bit FNV-1a hash, fed in pieces: the digest of shard files.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Digest(u64);
@@ -550,6 +629,32 @@ pub fn digest_file(path: &Path) -> io::Result<(u64, Digest)> {
     }
 }
 
+/// The file `shard` writes: `--out FILE`, a regular file or none yet (its record goes beside
+/// it), never stdout or a device.
+pub fn shard_output(shard: Shard, destination: &Destination) -> Result<&Path, SweepError> {
+    let Destination::File(csv) = destination else {
+        return Err(setting(
+            "--shard",
+            &shard.to_string(),
+            "a shard needs --out FILE (its record goes beside it); accepted: --out FILE",
+        ));
+    };
+    if !matches!(
+        crate::output::OutputTarget::of(csv),
+        Ok(crate::output::OutputTarget::Regular(_)) | Err(_)
+    ) {
+        return Err(setting(
+            "--shard",
+            &shard.to_string(),
+            format!(
+                "a shard needs --out FILE, a regular file (its record goes beside it), not {}; accepted: --out FILE",
+                csv.display()
+            ),
+        ));
+    }
+    Ok(csv)
+}
+
 /// One shard being run: its record and where it goes. Build with [`ShardRun::prepare`].
 #[derive(Debug)]
 pub struct ShardRun {
@@ -565,33 +670,8 @@ impl ShardRun {
         shard: Shard,
         destination: &Destination,
     ) -> Result<(Plan, ShardRun), SweepError> {
-        if spec.layout == Layout::Aggregate {
-            return Err(setting(
-                "--shard",
-                &shard.to_string(),
-                "--aggregate cannot be sharded (a cell's statistics need all its seeds); accepted: shard the tidy sweep, then `herd-sim merge --aggregate`",
-            ));
-        }
-        let Destination::File(csv) = destination else {
-            return Err(setting(
-                "--shard",
-                &shard.to_string(),
-                "a shard needs --out FILE (its record goes beside it); accepted: --out FILE",
-            ));
-        };
-        if !matches!(
-            crate::output::OutputTarget::of(csv),
-            Ok(crate::output::OutputTarget::Regular(_)) | Err(_)
-        ) {
-            return Err(setting(
-                "--shard",
-                &shard.to_string(),
-                format!(
-                    "a shard needs --out FILE, a regular file (its record goes beside it), not {}; accepted: --out FILE",
-                    csv.display()
-                ),
-            ));
-        }
+        refuse_aggregate(&spec, "--shard", &shard.to_string())?;
+        let csv = shard_output(shard, destination)?;
         let sweep = RecordedSweep {
             base: spec.base.clone(),
             grid: spec.grid.clone(),
@@ -600,18 +680,10 @@ impl ShardRun {
         };
         // The request limit and the work needing --yes are the shard's: checked on its
         // rows, not the grid's.
-        let limit = spec.max_requests;
-        let yes = spec.yes;
-        let mut plan = Plan::new(SweepSpec {
-            max_requests: u64::MAX,
-            yes: true,
-            ..spec
-        })?;
-        let partition = Partition::of(&plan)?;
-        let span = partition.range(shard);
-        check_requests(partition.requests(span.clone()), limit, "shard")?;
-        plan.work = plan.work_of(span.clone())?;
-        check_work(plan.work, "shard", yes)?;
+        let (mut plan, partition, limit, yes) = whole_grid(spec)?;
+        let checked = shard_plan(&plan, &partition, shard, limit, yes)?;
+        let span = checked.rows;
+        plan.work = checked.work;
         let record = Record {
             format: RECORD_FORMAT.into(),
             version: VERSION.into(),
@@ -629,7 +701,7 @@ impl ShardRun {
         Ok((
             plan,
             ShardRun {
-                csv: csv.clone(),
+                csv: csv.to_path_buf(),
                 record,
             },
         ))

@@ -13,12 +13,18 @@ use std::process::Command as Process;
 
 use yaml_rust2::{Yaml, YamlLoader};
 
-const SCHEDULER_VARIABLES: [&str; 7] = [
+const SCHEDULER_VARIABLES: [&str; 13] = [
     "SLURM_ARRAY_TASK_ID",
     "SLURM_ARRAY_TASK_COUNT",
     "SLURM_ARRAY_TASK_MIN",
     "SLURM_ARRAY_TASK_MAX",
     "SLURM_CPUS_PER_TASK",
+    "SLURM_CPUS_ON_NODE",
+    "SLURM_MEM_PER_NODE",
+    "SLURM_MEM_PER_CPU",
+    "SBATCH_MEM_PER_NODE",
+    "SBATCH_MEM_PER_CPU",
+    "SBATCH_CPUS_PER_TASK",
     "JOB_COMPLETION_INDEX",
     "HERD_SIM_SHARDS",
 ];
@@ -44,6 +50,22 @@ fn process(program: impl AsRef<std::ffi::OsStr>) -> Process {
         command.env_remove(name);
     }
     command
+}
+
+/// Runs `command`, which must be refused as bad input: exit 2, one `error:` line on stderr
+/// and nothing on stdout. Returns the line.
+fn refused(command: &mut Process) -> String {
+    let output = command.output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert_eq!(output.status.code(), Some(2), "{command:?}: {stderr}");
+    assert!(
+        output.stdout.is_empty(),
+        "{command:?}: stdout {:?}",
+        output.stdout
+    );
+    assert_eq!(stderr.lines().count(), 1, "{command:?}: {stderr}");
+    assert!(stderr.starts_with("error: "), "{stderr}");
+    stderr
 }
 
 fn succeed(command: &mut Process) -> String {
@@ -149,6 +171,7 @@ const FAKE_SBATCH: &str = r#"#!/usr/bin/env bash
 set -euo pipefail
 state=${FAKE_SBATCH_STATE:?}
 parsable=0 array="" dependency=""
+# The task's memory in MB as Slurm gives it: SBATCH_MEM_PER_NODE over the script's #SBATCH.
 while [ "$#" -gt 0 ]; do
     case "$1" in
         --parsable) parsable=1 ;;
@@ -162,6 +185,11 @@ while [ "$#" -gt 0 ]; do
 done
 script=$1
 shift
+mem=${SBATCH_MEM_PER_NODE:-$(sed -n 's/^#SBATCH --mem=//p' "$script")}
+case "$mem" in
+    *G) mem=$((${mem%G} * 1024)) ;;
+    *M) mem=${mem%M} ;;
+esac
 id=$(cat "$state/next" 2>/dev/null || echo 1000)
 echo $((id + 1)) > "$state/next"
 echo "job $id array=$array dependency=$dependency args=$*" >> "$state/calls"
@@ -180,6 +208,7 @@ if [ "$status" = ok ] && [ -n "$array" ]; then
         SLURM_JOB_ID=$id SLURM_ARRAY_JOB_ID=$id SLURM_ARRAY_TASK_ID=$task \
         SLURM_ARRAY_TASK_MIN=$min SLURM_ARRAY_TASK_MAX=$max \
         SLURM_ARRAY_TASK_COUNT=$((max - min + 1)) SLURM_CPUS_PER_TASK=1 \
+        SLURM_CPUS_ON_NODE=1 SLURM_MEM_PER_NODE=$mem \
             bash "$script" "$@" > "$state/log-${id}_$task" 2>&1 || status=failed
     done
 elif [ "$status" = ok ]; then
@@ -226,22 +255,276 @@ fn the_slurm_script_submits_an_array_of_shards_and_a_dependent_merge() {
     assert!(lines[0].starts_with("job 1000 array=0-24 dependency= args=shard "));
     assert!(lines[1].starts_with("job 1001 array= dependency=afterok:1000 args=merge "));
     assert!(lines[3].contains("dependency=afterok:1002") && lines[3].ends_with("--aggregate"));
-    // A shard that fails (here a flag the sweep refuses): the merge never runs.
+    // The plan ran first, with the tasks' memory (the script's --mem=2G) as the limit.
+    let said = succeed(&mut submit(2, &dir.path().join("planned.csv"), &GRID));
+    assert!(said.contains("under the limit of 2.0 GiB"), "{said}");
+    assert!(said.contains("shards: 2,"), "{said}");
+    let calls_before = fs::read_to_string(state.join("calls")).unwrap();
+    // A flag the sweep refuses, a shard over its memory (SBATCH_MEM_PER_NODE, as sbatch
+    // reads it, of 1 MiB) or a flag given twice: refused at submit, nothing submitted, no
+    // folder made (before, the tasks failed and the merge waited forever).
     let out = dir.path().join("never.csv");
-    succeed(&mut submit(2, &out, &["--clients", "0"]));
-    assert_eq!(
-        fs::read_to_string(state.join("status-1004"))
-            .unwrap()
-            .trim(),
-        "failed"
+    let line = refused(&mut submit(2, &out, &["--clients", "0"]));
+    assert!(line.contains("--clients"), "{line}");
+    let line = refused(submit(2, &out, &GRID).env("SBATCH_MEM_PER_NODE", "1M"));
+    assert!(line.contains("memory budget of 1.0 MiB"), "{line}");
+    let line = refused(&mut submit(2, &out, &["--threads", "2"]));
+    assert!(line.contains("--threads"), "{line}");
+    // A --memory-limit of the user's wins over the task's.
+    succeed(
+        submit(
+            2,
+            &dir.path().join("own-limit.csv"),
+            &[&GRID[..], &["--memory-limit", "64MiB"]].concat(),
+        )
+        .env("SBATCH_MEM_PER_NODE", "1M"),
     );
+    let calls = fs::read_to_string(state.join("calls")).unwrap();
     assert_eq!(
-        fs::read_to_string(state.join("status-1005"))
-            .unwrap()
-            .trim(),
-        "never"
+        calls.lines().count(),
+        calls_before.lines().count() + 2,
+        "{calls}"
     );
     assert!(!out.exists());
+    assert!(!dir.path().join("never.csv.shards").exists());
+}
+
+/// The shard role inside a task, with the memory variables Slurm sets: the task's memory is
+/// herd-sim's --memory-limit, in MiB.
+#[test]
+fn a_slurm_tasks_memory_becomes_the_memory_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let shard = |vars: &[(&str, &str)], extra: &[&str]| {
+        let mut command = process("bash");
+        command
+            .arg(repository().join("deploy/slurm/sweep.sbatch"))
+            .arg("shard")
+            .arg(dir.path())
+            .args(GRID)
+            .args(extra)
+            .env("PATH", path_with(None))
+            .envs([
+                ("SLURM_ARRAY_TASK_ID", "0"),
+                ("SLURM_ARRAY_TASK_MIN", "0"),
+                ("SLURM_ARRAY_TASK_MAX", "0"),
+                ("SLURM_ARRAY_TASK_COUNT", "1"),
+            ])
+            .envs(vars.iter().copied());
+        command
+    };
+    // Every sweep holds a window of rows' buffers (over 2 MiB): 2 MiB is too little.
+    let line = refused(&mut shard(&[("SLURM_MEM_PER_NODE", "2")], &[]));
+    assert!(line.contains("over the memory budget of 2.0 MiB"), "{line}");
+    // Per CPU: 1 MB times the 2 CPUs of the node.
+    let line = refused(&mut shard(
+        &[("SLURM_MEM_PER_CPU", "1"), ("SLURM_CPUS_ON_NODE", "2")],
+        &[],
+    ));
+    assert!(line.contains("over the memory budget of 2.0 MiB"), "{line}");
+    assert!(!dir.path().join("part-0.csv").exists());
+    // The flag of the user's wins; then a task with enough memory runs its shard.
+    succeed(&mut shard(
+        &[("SLURM_MEM_PER_NODE", "2")],
+        &["--memory-limit", "1GiB"],
+    ));
+    fs::remove_file(dir.path().join("part-0.csv")).unwrap();
+    succeed(&mut shard(&[("SLURM_MEM_PER_NODE", "2048")], &[]));
+    let whole = one_machine(&GRID, &dir.path().join("one.csv"));
+    assert_eq!(fs::read(dir.path().join("part-0.csv")).unwrap(), whole);
+}
+
+/// `GRID` with 4 retries and fixed waits only (6 rows): row costs worked out by hand below.
+const PLAN_GRID: [&str; 10] = [
+    "--clients",
+    "10,300,3000",
+    "--strategy",
+    "fixed",
+    "--retries",
+    "4",
+    "--seeds",
+    "2",
+    "--server",
+    "down",
+];
+
+/// The rows of each of `count` shards as the documented rule cuts them: row i of cost c, with
+/// P the cost before it and C the total, is in shard ⌊N·(2P + c) / 2C⌋.
+fn rows_per_shard(costs: &[u128], count: u128) -> Vec<u64> {
+    let total: u128 = costs.iter().sum();
+    let mut rows = vec![0; count as usize];
+    let mut before = 0;
+    for &c in costs {
+        let shard = (count * (2 * before + c) / (2 * total)).min(count - 1);
+        rows[shard as usize] += 1;
+        before += c;
+    }
+    rows
+}
+
+/// `shard\tfirst_row\trows\trequests\twork_events` lines of a plan: (first row, rows, work).
+fn plan_table(plan: &str) -> Vec<(u64, u64, u128)> {
+    let mut lines = plan.lines().skip_while(|l| !l.starts_with("shard\t"));
+    assert_eq!(
+        lines.next(),
+        Some("shard\tfirst_row\trows\trequests\twork_events"),
+        "{plan}"
+    );
+    lines
+        .map(|l| {
+            let f: Vec<&str> = l.split('\t').collect();
+            (
+                f[1].parse().unwrap(),
+                f[2].parse().unwrap(),
+                f[4].parse().unwrap(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn sweep_plan_prints_the_grid_the_estimates_and_each_shards_rows_and_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("sweep.csv");
+    let plan = |extra: &[&str]| {
+        succeed(
+            process(env!("CARGO_BIN_EXE_herd-sim"))
+                .arg("sweep")
+                .arg("--plan")
+                .args(PLAN_GRID)
+                .args(extra)
+                .arg("--out")
+                .arg(&out),
+        )
+    };
+    // A run of c clients with 4 retries sends at most 5c requests (every one refused by the
+    // down server); a row costs 1000 more: 1050, 2500 and 16 000 events, twice each.
+    let costs: [u128; 6] = [1050, 1050, 2500, 2500, 16_000, 16_000];
+    let whole = plan(&[]);
+    assert!(whole.contains("\ncells: 3\n"), "{whole}");
+    assert!(whole.contains("\nrows: 6 (3 cells × 2 seeds"), "{whole}");
+    assert!(whole.contains("\nwork: 39100 events"), "{whole}");
+    assert!(whole.contains("under the limit of 16.0 GiB"), "{whole}");
+    // By hand for 2 shards: the middle of row 5 is at (2·23 100 + 16 000) / 2 = 31 100 of
+    // 39 100, past the half: rows 0-4 and row 5.
+    assert_eq!(rows_per_shard(&costs, 2), [5, 1]);
+    for count in [1u64, 2, 3, 4, 25] {
+        let text = plan(&["--shards", &count.to_string()]);
+        let table = plan_table(&text);
+        let rows: Vec<u64> = table.iter().map(|t| t.1).collect();
+        assert_eq!(rows, rows_per_shard(&costs, u128::from(count)), "{text}");
+        // Blocks in order, covering the grid; each shard's work is its rows' costs.
+        let mut first = 0;
+        for &(start, n, work) in &table {
+            assert_eq!(start, first);
+            let expected: u128 = costs[start as usize..(start + n) as usize].iter().sum();
+            assert_eq!(work, expected, "{text}");
+            first += n;
+        }
+        assert_eq!(first, 6);
+        let largest = table.iter().map(|t| t.2).max().unwrap();
+        let mean = 39_100.0 / count as f64;
+        assert!(
+            text.contains(&format!(
+                "the largest is {largest} events, {:.2} × the mean",
+                largest as f64 / mean
+            )),
+            "{text}"
+        );
+        // What the shards then run, as their records say.
+        if count == 3 || count == 25 {
+            for (k, &(start, n, _)) in table.iter().enumerate() {
+                let part = dir.path().join(format!("run-{count}/part-{k}.csv"));
+                fs::create_dir_all(part.parent().unwrap()).unwrap();
+                succeed(
+                    process(env!("CARGO_BIN_EXE_herd-sim"))
+                        .arg("sweep")
+                        .args(PLAN_GRID)
+                        .args(["--shard", &format!("{k}/{count}"), "--out"])
+                        .arg(&part),
+                );
+                let record = fs::read_to_string(format!("{}.shard.json", part.display())).unwrap();
+                let record: serde_json::Value = serde_json::from_str(&record).unwrap();
+                assert_eq!(record["first_row"], start, "{record}");
+                assert_eq!(record["rows"], n, "{record}");
+            }
+        }
+    }
+    // --shard K/N shows the same table and names the shard.
+    let one = plan(&["--shard", "1/3"]);
+    assert!(one.contains("this process runs shard 1/3"), "{one}");
+    assert_eq!(plan_table(&one), plan_table(&plan(&["--shards", "3"])));
+    // The memory it prints is what a sweep under a smaller limit is refused with.
+    let memory = whole
+        .lines()
+        .find_map(|l| l.strip_prefix("memory: "))
+        .and_then(|l| l.split(" estimated").next())
+        .unwrap()
+        .to_string();
+    let line = refused(
+        process(env!("CARGO_BIN_EXE_herd-sim"))
+            .args(["sweep", "--plan", "--memory-limit", "1MiB"])
+            .args(PLAN_GRID),
+    );
+    assert!(
+        line.contains(&format!("needs an estimated {memory} (")),
+        "{line} / {memory}"
+    );
+    // Nothing written: not the output, its lock, its journal or a record.
+    assert_eq!(
+        fs::read_dir(dir.path())
+            .unwrap()
+            .filter(|e| !e
+                .as_ref()
+                .unwrap()
+                .file_name()
+                .to_string_lossy()
+                .starts_with("run-"))
+            .count(),
+        0
+    );
+}
+
+#[test]
+fn sweep_plan_refuses_what_the_sweep_or_a_shard_would_in_one_line_and_exit_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("sweep.csv");
+    for (args, named) in [
+        (&["--clients", "0"][..], "--clients"),
+        (&["--clients", "10", "--shards", "0"], "--shards"),
+        (&["--clients", "10", "--shards", "x"], "--shards"),
+        (
+            &["--clients", "10", "--shards", "2", "--aggregate"],
+            "--aggregate",
+        ),
+        (&["--clients", "10", "--shard", "2/2"], "--shard"),
+        (&["--clients", "10", "--shard", "auto"], "--shard"),
+        // A shard's own limits: each of 2 shards of 10^6 clients × 5 requests × 100 seeds.
+        (
+            &[
+                "--clients",
+                "1000000",
+                "--seeds",
+                "200",
+                "--shards",
+                "2",
+                "--max-requests",
+                "1000",
+            ],
+            "--max-requests 500000000",
+        ),
+        (&["--base", "2s", "--cap", "1s"], "cap"),
+        (&["--bogus"], "--bogus"),
+    ] {
+        let line = refused(
+            process(env!("CARGO_BIN_EXE_herd-sim"))
+                .args(["sweep", "--plan"])
+                .args(args)
+                .arg("--out")
+                .arg(&out),
+        );
+        assert!(line.contains(named), "{args:?}: {line}");
+    }
+    assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 0);
 }
 
 fn documents(path: &str) -> Vec<Yaml> {
