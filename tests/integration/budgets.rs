@@ -101,6 +101,69 @@ fn n_retries_follow_the_closed_forms_through_a_sweep() {
     }
 }
 
+#[test]
+fn both_published_token_bucket_rules_follow_their_conservation_laws() {
+    // Brooker's post deposits d = 0.1 token per successful call (`on=success`); the code of
+    // his simulator deposits it at every call's start and lets a retry through while more than
+    // 1 token is left (`on=call`). Either way the retries a process makes are its deposits
+    // plus the capacity C = 5 it starts with, less what is left at the end and what a full
+    // bucket could not take. At x = 0.5 and 0.9 retries are wanted far more often than tokens
+    // come (up to 3 a call against 0.1), so the bucket runs dry and the load A (attempts per
+    // call) of n calls over P = 100 processes is, by the code's rule, between 1 + d and
+    // 1 + d + C·P/n; by the post's, with S = (1 − x)·n·A successes (each attempt succeeds
+    // with 1 − x and ends its call), n·A = n + d·S + (0..C·P), so A lies between
+    // 1/(1 − d(1 − x)) and (1 + C·P/n)/(1 − d(1 − x)), less 5 sd of S's noise. At x = 0.5
+    // that is 1.1 to 1.108 against 1.053 to 1.061: the 1.107 and 1.060 the two rules give.
+    let csv = ok(&[
+        "sweep",
+        "--config",
+        CONFIG,
+        "--failure-rate",
+        "0.5,0.9",
+        "--clients",
+        "100",
+        "--budget",
+        "token-bucket:deposit=success",
+        "token-bucket:deposit=call",
+        "--seeds",
+        "1",
+    ]);
+    let rows = rows(&csv);
+    assert_eq!(rows.len(), 4);
+    let (d, capacity, processes) = (0.1, 5.0, 100.0);
+    for row in &rows {
+        let (x, n, load) = (
+            number(row, "failure_rate"),
+            number(row, "calls"),
+            number(row, "amplification"),
+        );
+        let start = capacity * processes / n;
+        let noise = 5.0 * d * (load * x * (1.0 - x) / n).sqrt();
+        let (low, high) = match row["budget"].as_str() {
+            "token-bucket" => {
+                let scale = 1.0 / (1.0 - d * (1.0 - x));
+                (scale - noise, (1.0 + start) * scale + noise)
+            }
+            "token-bucket:on=call" => (1.0 + d, 1.0 + d + start),
+            other => panic!("budget column {other}"),
+        };
+        assert!(
+            (low..=high).contains(&load),
+            "{} at x {x}: load {load} outside {low}..{high}",
+            row["budget"]
+        );
+        // Successes are the successful attempts: (1 − x) of all, within 5 sd.
+        let success = number(row, "goodput_pct") / 100.0;
+        let sd = (load * x * (1.0 - x) / n).sqrt();
+        assert!(
+            (success - (1.0 - x) * load).abs() <= 5.0 * sd,
+            "{} at x {x}: success {success} vs {}",
+            row["budget"],
+            (1.0 - x) * load
+        );
+    }
+}
+
 /// A small control grid of the shipped config cut to 5 s of calls: 3 budgets × 2 breakers ×
 /// 2 failure rates × 2 seeds, with the SRE throttle.
 fn control_sweep(config: &std::path::Path, threads: &str) -> String {

@@ -277,6 +277,7 @@ fn a_retry_a_budget_allowed_and_a_hidden_tab_paused_is_charged_once() {
     let g = flips(&b, seed, 3)[1];
     let one_retry = crate::policy::control::Budget::TokenBucket {
         deposit: 1000,
+        on: crate::policy::control::DepositOn::Success,
         cost: 1000,
         capacity: 1000,
     };

@@ -4,8 +4,11 @@
 //! sequences hold exactly:
 //!
 //! - **token-bucket** (Brooker 2022, "Fixing retries with token buckets and circuit
-//!   breakers"): a call that succeeds deposits `deposit` tokens, up to `capacity`; a retry needs
-//!   `cost` whole tokens and spends them; the bucket starts full.
+//!   breakers"): by the post's rule (`on=success`) a call that succeeds deposits `deposit`
+//!   tokens, up to `capacity`, and a retry needs `cost` whole tokens and spends them; by the
+//!   rule of the post's simulator (`on=call`, `AdaptiveRetryStrategy` in
+//!   mbrooker/simulator_example `retry_sim/retry_strategy.py`) every call deposits at its start
+//!   and a retry goes while more than `cost` is left. The bucket starts full.
 //! - **grpc** (gRPC proposal A6, "Client Retries", retry throttling): tokens start at
 //!   `max_tokens`; every failed attempt takes 1 (never below 0), every successful call gives
 //!   `token_ratio` back (never above the maximum); a retry is allowed only while tokens exceed
@@ -34,8 +37,10 @@ pub enum Budget {
     None,
     /// Brooker's retry token bucket, in thousandths of a token.
     TokenBucket {
-        /// Deposited by each successful call.
+        /// Deposited by each successful call (or each call, by [`DepositOn::Call`]).
         deposit: u64,
+        /// When a deposit is made, and so which retry rule holds.
+        on: DepositOn,
         /// Needed and spent by a retry.
         cost: u64,
         /// Most the bucket holds (and its start).
@@ -75,6 +80,26 @@ pub enum Budget {
         /// Retries allowed in percent of calls.
         percent: f64,
     },
+}
+
+/// The two published rules of Brooker's token bucket.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DepositOn {
+    /// The post's: a successful call deposits at its end; a retry needs `cost` tokens.
+    Success,
+    /// The post's simulator's: every call deposits at its start; a retry needs more than
+    /// `cost` tokens.
+    Call,
+}
+
+impl DepositOn {
+    /// The word `on=` takes.
+    pub fn name(self) -> &'static str {
+        match self {
+            DepositOn::Success => "success",
+            DepositOn::Call => "call",
+        }
+    }
 }
 
 /// The accepted budget names, for messages and help.
@@ -167,9 +192,21 @@ impl BudgetState {
     /// A call starts.
     #[inline]
     pub fn call_started(&mut self, budget: &Budget, now: SimTime) {
-        if let (BudgetState::Finagle(w), Budget::Finagle { percent, .. }) = (self, budget) {
-            let (deposit, _) = Budget::finagle_amounts(*percent);
-            w.add(now, deposit);
+        match (self, budget) {
+            (BudgetState::Finagle(w), Budget::Finagle { percent, .. }) => {
+                let (deposit, _) = Budget::finagle_amounts(*percent);
+                w.add(now, deposit);
+            }
+            (
+                BudgetState::Tokens(tokens),
+                Budget::TokenBucket {
+                    deposit,
+                    on: DepositOn::Call,
+                    capacity,
+                    ..
+                },
+            ) => *tokens = (*tokens + deposit).min(*capacity),
+            _ => {}
         }
     }
 
@@ -222,8 +259,11 @@ impl BudgetState {
     ) -> bool {
         match (self, budget) {
             (BudgetState::None, _) => true,
-            (BudgetState::Tokens(tokens), Budget::TokenBucket { cost, .. }) => {
-                let ok = *tokens >= *cost;
+            (BudgetState::Tokens(tokens), Budget::TokenBucket { cost, on, .. }) => {
+                let ok = match on {
+                    DepositOn::Success => *tokens >= *cost,
+                    DepositOn::Call => *tokens > *cost,
+                };
                 if ok {
                     *tokens -= cost;
                 }
@@ -297,7 +337,10 @@ impl BudgetState {
             (
                 BudgetState::Tokens(tokens),
                 Budget::TokenBucket {
-                    deposit, capacity, ..
+                    deposit,
+                    on: DepositOn::Success,
+                    capacity,
+                    ..
                 },
             ) if succeeded => *tokens = (*tokens + deposit).min(*capacity),
             (
@@ -388,6 +431,73 @@ mod tests {
             p.call_ended(&c, SimTime(0), CallEnd::Succeeded, &mut held, false);
         }
         assert_eq!(tokens(&p), 5000);
+    }
+
+    #[test]
+    fn token_bucket_by_the_simulators_rule_deposits_at_each_start_and_keeps_one_token() {
+        // on=call: starts full (5); a call's start deposits 0.1, clipped at 5. Retries go while
+        // more than 1 token is left: 5 → 4 → 3 → 2 → 1, then refused (the post's rule makes a
+        // fifth retry, down to 0).
+        let (c, mut p) = process("token-bucket:deposit=call");
+        assert_eq!(
+            c.budget.text(),
+            "token-bucket:deposit=0.1,on=call,cost=1,capacity=5"
+        );
+        let mut held = 0;
+        p.call_started(&c, SimTime(0), &mut false);
+        assert_eq!(tokens(&p), 5000);
+        for left in [4000, 3000, 2000, 1000] {
+            assert!(fail_and_ask(&c, &mut p, 0, Outcome::Error, &mut held));
+            assert_eq!(tokens(&p), left);
+        }
+        assert!(!fail_and_ask(&c, &mut p, 0, Outcome::Error, &mut held));
+        // Ends deposit nothing, successful or not. One start makes 1.1, more than 1: a retry,
+        // to 0.1; nine more starts make 1.0, not more than 1: refused; the tenth allows one.
+        p.call_ended(&c, SimTime(0), CallEnd::Succeeded, &mut held, false);
+        p.call_ended(&c, SimTime(0), CallEnd::Failed, &mut held, false);
+        assert_eq!(tokens(&p), 1000);
+        p.call_started(&c, SimTime(0), &mut false);
+        assert!(fail_and_ask(&c, &mut p, 0, Outcome::Error, &mut held));
+        assert_eq!(tokens(&p), 100);
+        for _ in 0..9 {
+            p.call_started(&c, SimTime(0), &mut false);
+        }
+        assert_eq!(tokens(&p), 1000);
+        assert!(!fail_and_ask(&c, &mut p, 0, Outcome::Error, &mut held));
+        p.call_started(&c, SimTime(0), &mut false);
+        assert!(fail_and_ask(&c, &mut p, 0, Outcome::Error, &mut held));
+        assert_eq!(tokens(&p), 100);
+        // The amount and the rule together, and the rule's refusals.
+        assert_eq!(
+            Budget::parse("token-bucket:deposit=0.25,on=call").unwrap(),
+            Budget::TokenBucket {
+                deposit: 250,
+                on: DepositOn::Call,
+                cost: 1000,
+                capacity: 5000
+            }
+        );
+        assert_eq!(
+            Budget::parse("token-bucket:deposit=success").unwrap(),
+            Budget::parse("token-bucket").unwrap()
+        );
+        for (text, says) in [
+            (
+                "token-bucket:on=start",
+                "on=start is out of range; accepted: on success",
+            ),
+            (
+                "token-bucket:deposit=call,on=call",
+                "the deposit rule is given twice",
+            ),
+            (
+                "token-bucket:deposit=lots",
+                "deposit=lots is out of range; accepted: deposit from 0",
+            ),
+        ] {
+            let e = Budget::parse(text).unwrap_err();
+            assert!(e.accepted.starts_with(says), "{text}: {}", e.accepted);
+        }
     }
 
     #[test]

@@ -17,7 +17,7 @@ pub mod throttle;
 pub mod window;
 
 pub use breaker::{Breaker, BreakerState, Circuit};
-pub use budget::{Budget, BudgetState, Outcome, BUDGETS};
+pub use budget::{Budget, BudgetState, DepositOn, Outcome, BUDGETS};
 pub use spec::SpecError;
 pub use throttle::{sre_rejection, Gate, Throttle, ThrottleState};
 
@@ -27,7 +27,7 @@ use spec::{Catalogue, Params};
 /// Every budget and the keys it takes.
 const BUDGET_KEYS: Catalogue = &[
     ("none", &[]),
-    ("token-bucket", &["deposit", "cost", "capacity"]),
+    ("token-bucket", &["deposit", "on", "cost", "capacity"]),
     ("grpc", &["max_tokens", "token_ratio"]),
     (
         "aws-standard",
@@ -68,13 +68,46 @@ impl Budget {
             "none" => Budget::None,
             "token-bucket" => {
                 let above = "above 0 and at most 1e9 (thousandths kept)";
+                let rule = |word: &str| match word {
+                    "success" => Some(DepositOn::Success),
+                    "call" => Some(DepositOn::Call),
+                    _ => None,
+                };
+                // `deposit=success|call` names the rule and keeps the default amount;
+                // `deposit=0.2,on=call` sets both.
+                let (deposit, rule_in_deposit) = match p.text("deposit") {
+                    None => (0.1, None),
+                    Some(word) if rule(word).is_some() => (0.1, rule(word)),
+                    Some(amount) => match amount.replace('_', "").parse::<f64>() {
+                        Ok(v) if v.is_finite() && (0.0..=MOST as f64).contains(&v) => (v, None),
+                        _ => {
+                            return Err(SpecError {
+                                value: text.trim().to_string(),
+                                accepted: format!(
+                                    "deposit={amount} is out of range; accepted: deposit from 0 to 1e9 (thousandths kept), or success or call (the deposit rule)"
+                                ),
+                            })
+                        }
+                    },
+                };
+                let on = match (p.text("on"), rule_in_deposit) {
+                    (None, rule_in_deposit) => rule_in_deposit.unwrap_or(DepositOn::Success),
+                    (Some(word), None) => rule(word).ok_or_else(|| SpecError {
+                        value: text.trim().to_string(),
+                        accepted: format!(
+                            "on={word} is out of range; accepted: on success (Brooker's post: a successful call deposits) or call (his simulator's code: every call deposits at its start)"
+                        ),
+                    })?,
+                    (Some(_), Some(_)) => {
+                        return Err(SpecError {
+                            value: text.trim().to_string(),
+                            accepted: "the deposit rule is given twice; accepted: deposit=success|call, or deposit=AMOUNT with on=success|call".to_string(),
+                        })
+                    }
+                };
                 Budget::TokenBucket {
-                    deposit: thousandths(p.number(
-                        "deposit",
-                        0.1,
-                        |v| (0.0..=MOST as f64).contains(&v),
-                        "from 0 to 1e9 (thousandths kept)",
-                    )?),
+                    deposit: thousandths(deposit),
+                    on,
                     cost: thousandths(p.number(
                         "cost",
                         1.0,
@@ -149,10 +182,22 @@ impl Budget {
             Budget::None => "none".to_string(),
             Budget::TokenBucket {
                 deposit,
+                on: DepositOn::Success,
                 cost,
                 capacity,
             } => format!(
                 "token-bucket:deposit={},cost={},capacity={}",
+                milli(deposit),
+                milli(cost),
+                milli(capacity)
+            ),
+            Budget::TokenBucket {
+                deposit,
+                on: DepositOn::Call,
+                cost,
+                capacity,
+            } => format!(
+                "token-bucket:deposit={},on=call,cost={},capacity={}",
                 milli(deposit),
                 milli(cost),
                 milli(capacity)
