@@ -6,7 +6,7 @@
 //! over a file's; [`ScenarioFile::validate`] applies defaults, checks everything once and
 //! builds the [`Scenario`] the engine receives. Nothing here knows about clap.
 //!
-//! Defaults (Experiment 1 of the spec): 1000 clients, strategy `full-jitter`, 4 retries, base
+//! Defaults (Experiment 1, docs/experiments.md): 1000 clients, strategy `full-jitter`, 4 retries, base
 //! 1 s, cap 30 s, multiplier 2, 100 ms windows, seed 2015, a server that stays down, a memory
 //! budget of 16 GiB; one item per client, zero latency, one replicate.
 //!

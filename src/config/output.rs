@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-/// One strategy's published figures (Experiment 2 of the spec), kept beside the scenario that
+/// One strategy's published figures (Experiment 2, docs/experiments.md), kept beside the scenario that
 /// reproduces them so a run prints ours beside theirs. Every figure is optional.
 #[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]

@@ -46,7 +46,7 @@ use self::parameter::{parse_axis, Axis, Value, PARAMETERS};
 use self::sink::RowSink;
 use self::stats::{Accumulator, Described, STATISTICS};
 
-/// The largest grid run without `--max-cells`: enough for any experiment of the spec, small
+/// The largest grid run without `--max-cells`: enough for any experiment of the guide, small
 /// enough that a typo (`1..1000000`) is caught before hours of work.
 pub const DEFAULT_MAX_CELLS: u64 = 10_000;
 

@@ -1,6 +1,6 @@
 //! Integration tests of the fixture capability: `herd-sim fixture` driven as a user would, on
 //! configs/scenarios.json and on small files written to a temporary folder. Expected figures are
-//! worked by hand from the spec's rules (exponential, base 1 s: waits 1 s, 2 s, 4 s, …).
+//! worked by hand from the rules of docs/fixture.md (exponential, base 1 s: waits 1 s, 2 s, 4 s, …).
 
 use std::path::PathBuf;
 
