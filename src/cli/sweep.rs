@@ -332,10 +332,11 @@ fn describe_plan(
     let memory = plan.memory_estimate();
     let _ = writeln!(
         text,
-        "memory: {} estimated, under the limit of {} ({} rows at once, one a thread, of up to {} each, and buffers of {})",
+        "memory: {} estimated, under the limit of {} ({} {} at once, one a thread, of up to {} each, and buffers of {})",
         human_bytes(memory.total()),
         human_bytes(limit),
         memory.rows_in_flight,
+        if memory.rows_in_flight == 1 { "row" } else { "rows" },
         human_bytes(memory.row),
         human_bytes(memory.buffers)
     );

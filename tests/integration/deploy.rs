@@ -104,7 +104,11 @@ fn path_with(extra: Option<&Path>) -> std::ffi::OsString {
 
 #[test]
 fn the_shell_scripts_pass_bash_n_and_the_sbatch_directives_are_options() {
-    for script in ["deploy/local.sh", "deploy/slurm/sweep.sbatch"] {
+    for script in [
+        "deploy/local.sh",
+        "deploy/slurm/sweep.sbatch",
+        "scripts/slurm-e2e.sh",
+    ] {
         succeed(process("bash").arg("-n").arg(repository().join(script)));
     }
     let sbatch = fs::read_to_string(repository().join("deploy/slurm/sweep.sbatch")).unwrap();
