@@ -49,6 +49,7 @@ fn occ_spec(strategy: Strategy) -> RunSpec {
                     multiplier: 2.0,
                 },
                 max_retries: 1_000_000,
+                retry_chance: herd_sim::policy::RetryChance::ALWAYS,
             },
             Server::Occ(Occ::default()),
             SimDuration::from_millis(10),

@@ -33,6 +33,10 @@ pub struct RunResult {
     pub cap_s: f64,
     /// Backoff multiplier.
     pub multiplier: f64,
+    /// The probability that each retry is made (`--retry-probability`): absent from the JSON
+    /// when it is 1, every retry made.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub retry_probability: Option<f64>,
     /// Window width, seconds.
     pub bin_s: f64,
     /// The server model.
@@ -129,6 +133,8 @@ pub fn run_one(scenario: &Scenario, strategy: Strategy) -> RunResult {
         base_s: scenario.backoff.base.as_secs_f64(),
         cap_s: scenario.backoff.cap.as_secs_f64(),
         multiplier: scenario.backoff.multiplier,
+        retry_probability: (!scenario.retry_chance.is_always())
+            .then(|| scenario.retry_chance.to_string().parse().unwrap_or(1.0)),
         bin_s: scenario.bin.as_secs_f64(),
         server: if occ {
             format!(

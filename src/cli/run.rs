@@ -49,6 +49,13 @@ pub struct RunArgs {
     #[arg(help_heading = SCENARIO, long, value_name = "X", value_parser = parse_number, allow_hyphen_values = true)]
     pub multiplier: Option<f64>,
 
+    /// Probability that each retry is made, else the call fails there [default: 1].
+    ///
+    /// From 0 to 1. Against a server that refuses everything a call then makes
+    /// (1 − P^(N+1))/(1 − P) attempts on average with N retries.
+    #[arg(help_heading = SCENARIO, long, value_name = "P", value_parser = parse_number, allow_hyphen_values = true)]
+    pub retry_probability: Option<f64>,
+
     /// Histogram window width [default: 100ms].
     #[arg(help_heading = SCENARIO, long, value_name = "DURATION", value_parser = parse_duration_arg, allow_hyphen_values = true)]
     pub bin: Option<SimDuration>,
@@ -378,6 +385,7 @@ impl RunArgs {
             base: self.base,
             cap: self.cap,
             multiplier: self.multiplier,
+            retry_probability: self.retry_probability,
             bin: self.bin,
             seed: self.seed,
             memory_limit: self.memory_limit,

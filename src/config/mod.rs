@@ -55,7 +55,7 @@ use std::collections::BTreeMap;
 
 use crate::engine::{Browser, Latency, NetworkDelay, Overload, Path, RunSpec, Work, STUDY_NETWORK};
 use crate::policy::control::{Breaker, Budget, Controls, SpecError, Throttle};
-use crate::policy::{Backoff, Policy, Strategy, UnknownStrategy};
+use crate::policy::{Backoff, Policy, RetryChance, Strategy, UnknownStrategy};
 use crate::time::{SimDuration, NANOS_PER_SEC};
 
 /// Default number of clients.
@@ -258,6 +258,8 @@ pub struct ScenarioFile {
     pub cap: Option<SimDuration>,
     /// Growth per retry (`--multiplier`).
     pub multiplier: Option<f64>,
+    /// The probability that each retry is made, else the call fails (`--retry-probability`).
+    pub retry_probability: Option<f64>,
     /// Histogram window (`--bin`).
     pub bin: Option<SimDuration>,
     /// Master seed (`--seed`).
@@ -357,6 +359,7 @@ impl ScenarioFile {
             base: over.base.or(self.base),
             cap: over.cap.or(self.cap),
             multiplier: over.multiplier.or(self.multiplier),
+            retry_probability: over.retry_probability.or(self.retry_probability),
             bin: over.bin.or(self.bin),
             seed: over.seed.or(self.seed),
             memory_limit: over.memory_limit.or(self.memory_limit),
@@ -464,6 +467,17 @@ impl ScenarioFile {
                 "accepted: a finite number of at least 1, such as 2 or 1.5",
             ));
         }
+        let retry_chance = match self.retry_probability {
+            None => RetryChance::ALWAYS,
+            Some(p) if (0.0..=1.0).contains(&p) => RetryChance::new(p),
+            Some(p) => {
+                return Err(invalid(
+                    "--retry-probability",
+                    p,
+                    "accepted: a probability from 0 to 1, such as 0.5",
+                ))
+            }
+        };
         let bin = self.bin.unwrap_or(SimDuration::from_millis(100));
         if bin.is_zero() {
             return Err(invalid(
@@ -556,6 +570,7 @@ impl ScenarioFile {
                 cap,
                 multiplier,
             },
+            retry_chance,
             bin,
             seed: self.seed.unwrap_or(DEFAULT_SEED),
             server,
@@ -593,6 +608,8 @@ pub struct Scenario {
     pub retries: u32,
     /// The backoff curve.
     pub backoff: Backoff,
+    /// The probability that each retry is made.
+    pub retry_chance: RetryChance,
     /// Histogram window.
     pub bin: SimDuration,
     /// Master seed; a plain run uses it as every run's seed (see [`crate::rng`]).
@@ -644,6 +661,7 @@ impl Scenario {
                     strategy,
                     backoff: self.backoff,
                     max_retries: self.retries,
+                    retry_chance: self.retry_chance,
                 },
                 self.server.build(),
                 self.bin,

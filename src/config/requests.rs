@@ -66,7 +66,7 @@ impl Scenario {
     }
 
     /// Most requests one run (one strategy, one replicate) can send: each item a client takes
-    /// costs at most `retries + 1` requests; with `--items K` every client takes K items, with a
+    /// costs at most `retries + 1` requests (a `--retry-probability` below 1 only skips some); with `--items K` every client takes K items, with a
     /// shared pool of P items at most P are completed and each client abandons at most one.
     pub fn requests_per_run(&self) -> u128 {
         let per_item = u128::from(self.retries) + 1;

@@ -65,6 +65,13 @@ impl ScenarioFile {
                 series,
             );
         }
+        if scenario.retries == 0 {
+            refuse(
+                self.retry_probability.map(|p| p.to_string()),
+                "--retry-probability",
+                "accepted with --retries above 0 (with none there is no retry to make or skip)",
+            );
+        }
         let b = &scenario.browser;
         if b.hidden == 0.0 && b.switch_mean.is_none() {
             let never_hidden = "accepted with --hidden above 0 or --visibility-switch (no tab is \

@@ -787,6 +787,7 @@ mod occ_tests {
                         multiplier: 2.0,
                     },
                     max_retries: 1_000_000,
+                    retry_chance: crate::policy::RetryChance::ALWAYS,
                 },
                 Server::Occ(Occ::default()),
                 SimDuration::from_millis(10),

@@ -16,6 +16,7 @@ mod naive;
 mod reset_aware;
 mod retry_after;
 mod retry_after_jitter;
+mod retry_chance;
 
 use std::fmt;
 use std::str::FromStr;
@@ -24,6 +25,8 @@ use rand::RngCore;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::time::SimDuration;
+
+pub use retry_chance::RetryChance;
 
 /// How a client reacts to a refusal.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -262,6 +265,9 @@ pub struct Policy {
     pub backoff: Backoff,
     /// Retries after the first failed request; the first request is not a retry.
     pub max_retries: u32,
+    /// The probability that each retry the strategy wants is made (else the call fails
+    /// there): 1 by default.
+    pub retry_chance: RetryChance,
 }
 
 /// What a client does after a refusal.
@@ -291,11 +297,13 @@ impl Policy {
                 multiplier: 2.0,
             },
             max_retries: 4,
+            retry_chance: RetryChance::ALWAYS,
         }
     }
 
     /// The decision after a refusal, when `retries_made` retries have already been sent and
-    /// the previous wait was `previous` (use `base` before the first retry).
+    /// the previous wait was `previous` (use `base` before the first retry). A retry left is
+    /// made with the policy's [`RetryChance`] (its draw, if any, before the strategy's).
     #[inline]
     pub fn decide<R: RngCore + ?Sized>(
         &self,
@@ -305,6 +313,9 @@ impl Policy {
         rng: &mut R,
     ) -> Decision {
         if retries_made >= self.max_retries {
+            return Decision::GiveUp;
+        }
+        if !self.retry_chance.allows(rng) {
             return Decision::GiveUp;
         }
         let retry = retries_made + 1;
@@ -433,6 +444,7 @@ mod tests {
             strategy: Strategy::Fixed,
             backoff: backoff(),
             max_retries: 2,
+            retry_chance: RetryChance::ALWAYS,
         };
         let mut rng = ClientRng::new(0);
         let none = Hints::default();

@@ -57,9 +57,10 @@ pub fn call_loop_scenario(report: &Report) -> Option<[String; 3]> {
         format!("load: {} ({processes})", c.load),
         format!("server: {}; triggers: {}", first.server, c.triggers),
         format!(
-            "clients: {}; {}, base {}, cap {}, multiplier {}",
+            "clients: {}; {}{}, base {}, cap {}, multiplier {}",
             c.client,
             super::counted(first.retries, "retry", "retries"),
+            super::retry_probability(first),
             seconds(first.base_s),
             seconds(first.cap_s),
             first.multiplier,

@@ -102,6 +102,14 @@ pub fn counted(n: impl Into<u64>, one: &str, many: &str) -> String {
     }
 }
 
+/// ` made with probability 0.5` after the retries of a run whose retries are made with a
+/// probability below 1 (`--retry-probability`), else nothing.
+pub(crate) fn retry_probability(result: &crate::experiment::RunResult) -> String {
+    result
+        .retry_probability
+        .map_or(String::new(), |p| format!(" made with probability {p}"))
+}
+
 /// `value` with `decimals` places, never `-0.0`: a value that rounds to zero is written `0`.
 pub fn fixed(value: f64, decimals: usize) -> String {
     let text = format!("{value:.decimals$}");

@@ -54,9 +54,10 @@ impl Exporter for TableExporter {
             rows.push(row);
         }
         let mut out = format!(
-            "{}, {}, base {}, cap {}, multiplier {}, {} windows, server {}\n\n",
+            "{}, {}{}, base {}, cap {}, multiplier {}, {} windows, server {}\n\n",
             super::counted(first.clients, "client", "clients"),
             super::counted(first.retries, "retry", "retries"),
+            super::retry_probability(first),
             seconds(first.base_s),
             seconds(first.cap_s),
             first.multiplier,

@@ -14,6 +14,7 @@ mod fixture;
 mod fuzz;
 mod hardening;
 mod help;
+mod incidents;
 mod limiter;
 mod occ;
 mod outage_presets;

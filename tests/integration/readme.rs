@@ -72,7 +72,7 @@ const SCRIPTS: [&str; 1] = ["deploy/local.sh"];
 
 /// The files checked here: the README, then the guide in `docs/` (every `.md` there must be
 /// listed: [`every_markdown_file_of_the_guide_is_checked`]).
-const DOCS: [&str; 11] = [
+const DOCS: [&str; 12] = [
     "README.md",
     "docs/README.md",
     "docs/model.md",
@@ -83,6 +83,7 @@ const DOCS: [&str; 11] = [
     "docs/sweeps-and-clusters.md",
     "docs/charts-and-reports.md",
     "docs/fixture.md",
+    "docs/incidents.md",
     "docs/performance.md",
 ];
 
@@ -439,6 +440,11 @@ fn every_block_of_the_browser_tabs_guide_is_what_the_binary_does() {
 #[test]
 fn every_block_of_the_charts_guide_is_what_the_binary_does() {
     guide("docs/charts-and-reports.md", 5);
+}
+
+#[test]
+fn every_block_of_the_incidents_guide_is_what_the_binary_does() {
+    guide("docs/incidents.md", 2);
 }
 
 #[test]

@@ -27,7 +27,7 @@ fn server_file(file: &mut ScenarioFile) -> &mut crate::config::ServerFile {
 /// Every parameter a sweep can vary, in grid order: the first varies slowest, the last
 /// fastest (docs/sweeps-and-clusters.md lists them). Strategy comes first so that a sweep's rows group by
 /// strategy.
-pub static PARAMETERS: [Parameter; 36] = [
+pub static PARAMETERS: [Parameter; 37] = [
     Parameter {
         name: "strategy",
         column: "strategy",
@@ -79,6 +79,14 @@ pub static PARAMETERS: [Parameter; 36] = [
         help: "Backoff growth per retry, e.g. 1.5,2 or 1..3 step 0.5",
         set: |f, v| f.multiplier = Some(v.decimal()),
         get: |s| s.backoff.multiplier.to_string(),
+    },
+    Parameter {
+        name: "retry-probability",
+        column: "retry_probability",
+        kind: Kind::Decimal,
+        help: "The probability that each retry is made, e.g. 0.25,0.5,1 or 0..1 step 0.25",
+        set: |f, v| f.retry_probability = Some(v.decimal()),
+        get: |s| s.retry_chance.to_string(),
     },
     Parameter {
         name: "bin",

@@ -1,0 +1,167 @@
+//! The shapes of real incidents, each checked against a value worked out by hand or a closed
+//! form: probabilistic retry (`--retry-probability`).
+
+use herd_sim::config::{ScenarioFile, StrategyList};
+use herd_sim::engine::{simulate, simulate_all, Path};
+use herd_sim::policy::Strategy;
+use herd_sim::time::SimDuration;
+
+use crate::herd_sim;
+
+fn refused(args: &[&str]) -> String {
+    let out = herd_sim().args(args).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(2), "args {args:?}: {stderr}");
+    assert!(out.stdout.is_empty(), "nothing on stdout for {args:?}");
+    assert!(
+        stderr.starts_with("error:") && stderr.lines().count() == 1,
+        "{stderr}"
+    );
+    stderr
+}
+
+// ---------------------------------------------------------------- retry probability
+
+/// Attempts of a call with `n` retries, each made with probability `p`, against a server that
+/// refuses everything: `1 + X` where retry k is made when the first k coins all come up, so
+/// `P(attempts > k) = p^k` for k ≤ n. Mean `(1 − p^(n+1))/(1 − p)`; the variance from
+/// `E[A²] = Σ_k (2k + 1) P(A > k)`.
+fn attempts_moments(p: f64, n: u32) -> (f64, f64) {
+    let mean: f64 = (0..=n).map(|k| p.powi(k as i32)).sum();
+    let second: f64 = (0..=n).map(|k| (2 * k + 1) as f64 * p.powi(k as i32)).sum();
+    (mean, second - mean * mean)
+}
+
+fn down_scenario(
+    clients: u64,
+    retries: u32,
+    p: f64,
+    extra: ScenarioFile,
+) -> herd_sim::config::Scenario {
+    ScenarioFile {
+        clients: Some(clients),
+        strategy: Some(StrategyList(vec![Strategy::FullJitter])),
+        retries: Some(retries),
+        retry_probability: Some(p),
+        ..extra
+    }
+    .validate()
+    .expect("valid scenario")
+}
+
+#[test]
+fn the_closed_form_itself_is_right() {
+    // p = 0.5, n = 2: attempts 1, 2, 3 with probabilities 1/2, 1/4, 1/4.
+    let (mean, var) = attempts_moments(0.5, 2);
+    assert_eq!(mean, 1.75);
+    assert_eq!(mean, (1.0 - 0.5f64.powi(3)) / (1.0 - 0.5));
+    assert_eq!(var, 0.5 + 4.0 * 0.25 + 9.0 * 0.25 - 1.75 * 1.75);
+}
+
+#[test]
+fn retry_probability_against_a_down_server_gives_the_closed_form_mean() {
+    let clients = 200_000u64;
+    for (p, n) in [(0.5, 4), (0.25, 3), (0.9, 6)] {
+        let (mean, var) = attempts_moments(p, n);
+        let closed = (1.0 - f64::powi(p, n as i32 + 1)) / (1.0 - p);
+        assert!((mean - closed).abs() < 1e-12);
+        let s = down_scenario(clients, n, p, ScenarioFile::default());
+        for path in [Path::EventQueue, Path::Independent] {
+            let tally = simulate(&s.run_spec(Strategy::FullJitter), path);
+            let got = tally.requests as f64 / clients as f64;
+            // Five standard errors: a wrong model (no coin, or a coin per attempt) is off by
+            // hundreds of them.
+            let tolerance = 5.0 * (var / clients as f64).sqrt();
+            assert!(
+                (got - mean).abs() < tolerance,
+                "p {p}, n {n}, {path:?}: {got} vs {mean} ± {tolerance}"
+            );
+            assert_eq!(tally.succeeded, 0);
+            assert_eq!(tally.gave_up, clients);
+        }
+    }
+}
+
+#[test]
+fn the_edges_are_exact_and_the_call_loop_draws_the_same_coins() {
+    // p = 0: one attempt a call; p = 1: every retry, as without the flag.
+    for (p, per_call) in [(0.0, 1), (1.0, 5)] {
+        let s = down_scenario(1000, 4, p, ScenarioFile::default());
+        let tally = simulate(&s.run_spec(Strategy::Fixed), Path::Auto);
+        assert_eq!(tally.requests, 1000 * per_call, "p {p}");
+    }
+    // The call loop (a timeout that never fires) against the same down server: the same
+    // coins from the same streams, so the same attempts; amplification is attempts per call.
+    let herd = down_scenario(5000, 4, 0.5, ScenarioFile::default());
+    let calls = down_scenario(
+        5000,
+        4,
+        0.5,
+        ScenarioFile {
+            timeout: Some(SimDuration::from_secs(3600)),
+            ..Default::default()
+        },
+    );
+    let spec = calls.run_spec(Strategy::FullJitter);
+    assert!(spec.uses_call_loop());
+    let (tally, totals) = simulate_all(&spec, Path::Auto);
+    let totals = totals.unwrap();
+    let herd_requests = simulate(&herd.run_spec(Strategy::FullJitter), Path::Auto).requests;
+    assert_eq!(tally.requests, herd_requests);
+    assert_eq!(totals.attempts, herd_requests);
+    assert_eq!(totals.calls, 5000);
+}
+
+#[test]
+fn retry_probability_is_printed_swept_and_refused_outside_zero_to_one() {
+    let out = String::from_utf8(crate::herd_sim_ok(&[
+        "--clients",
+        "10",
+        "--retry-probability",
+        "0.5",
+    ]))
+    .unwrap();
+    assert!(out.contains("4 retries made with probability 0.5"), "{out}");
+    let json = crate::core::json_of(&["--clients", "10", "--retry-probability", "0.25"]);
+    assert_eq!(json["results"][0]["retry_probability"], 0.25);
+    let json = crate::core::json_of(&["--clients", "10"]);
+    assert!(json["results"][0].get("retry_probability").is_none());
+    // A sweep over it: p = 0 sends one request a client, p = 1 five.
+    let csv = String::from_utf8(crate::herd_sim_ok(&[
+        "sweep",
+        "--clients",
+        "100",
+        "--retry-probability",
+        "0,1",
+    ]))
+    .unwrap();
+    let mut lines = csv.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let column = |name: &str| header.iter().position(|h| *h == name).unwrap();
+    let (p, requests) = (column("retry_probability"), column("requests"));
+    let rows: Vec<(String, String)> = lines
+        .map(|l| {
+            let cells: Vec<&str> = l.split(',').collect();
+            (cells[p].to_string(), cells[requests].to_string())
+        })
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            ("0".to_string(), "100".to_string()),
+            ("1".to_string(), "500".to_string())
+        ]
+    );
+    for bad in ["1.5", "-0.1", "NaN"] {
+        let e = refused(&["--retry-probability", bad]);
+        assert!(
+            e.contains("--retry-probability") && e.contains(bad) && e.contains("0 to 1"),
+            "{e}"
+        );
+    }
+    let e = refused(&["--retries", "0", "--retry-probability", "0.5"]);
+    assert!(
+        e.contains("--retry-probability") && e.contains("--retries"),
+        "{e}"
+    );
+}
