@@ -71,7 +71,7 @@ fn run(args: RunArgs) -> anyhow::Result<()> {
     let run = validate_run(file, &args)?;
     // Last, once everything else is valid: a huge run needs --yes, and is then announced
     // (once its outputs are open, just before it runs).
-    let note = check_work(run.scenario.work_estimate(), "run", args.yes)?;
+    let note = run.scenario.check_work(args.yes)?;
     let pool = sweep::thread_pool(Some(run.scenario.threads))?;
     pool.install(|| execute_run(run, &args, note))
 }

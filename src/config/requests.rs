@@ -5,6 +5,7 @@
 //! to simulate, each run's setup counted), which past [`WORK_THRESHOLD`] — minutes of work —
 //! needs the user's `--yes` instead of running silently.
 
+use super::saturating::Sat;
 use super::{ConfigError, Scenario};
 use crate::engine::Work;
 
@@ -46,16 +47,38 @@ impl Scenario {
         )
     }
 
-    /// Events one run (one strategy, one replicate) simulates at most: an attempt each
-    /// ([`Scenario::attempts_per_run`]) and the run's setup ([`RUN_SETUP_EVENTS`], or
-    /// [`CALL_LOOP_SETUP_EVENTS`] on the call loop).
+    /// Visibility flips one run steps its tabs through: none without `--visibility-switch`;
+    /// with it, a tab (one a client, or a client process on the call loop) flips after
+    /// exponential dwells of mean `m` (each rounded to at least 1 ns, which keeps their mean
+    /// at or above `m`), stepped up to the last time it is read, within the horizon: about
+    /// `horizon / m + 1` flips a tab. This is the expected count, not a bound, since the
+    /// work estimate says how long a run takes: a mean of 1 ns is a flip a nanosecond of
+    /// every tab's life, hours of stepping for a thousand tabs over a minute.
+    pub fn flips_per_run(&self) -> u128 {
+        let Some(mean) = self.browser.switch_mean else {
+            return 0;
+        };
+        let per_tab = Sat::from(self.horizon().as_nanos()) / Sat::from(mean.as_nanos()) + 1;
+        (per_tab * Sat::from(self.clients)).0
+    }
+
+    /// The events of one run's simulation (one strategy, one replicate), its setup apart:
+    /// its attempts at most ([`Scenario::attempts_per_run`]) and its tabs' visibility flips
+    /// ([`Scenario::flips_per_run`]).
+    pub fn events_per_run(&self) -> u128 {
+        self.attempts_per_run().saturating_add(self.flips_per_run())
+    }
+
+    /// Events one run (one strategy, one replicate) simulates: [`Scenario::events_per_run`]
+    /// and the run's setup ([`RUN_SETUP_EVENTS`], or [`CALL_LOOP_SETUP_EVENTS`] on the call
+    /// loop).
     pub fn work_per_run(&self) -> u128 {
         let setup = if self.run_spec(self.strategies[0]).uses_call_loop() {
             CALL_LOOP_SETUP_EVENTS
         } else {
             RUN_SETUP_EVENTS
         };
-        self.attempts_per_run().saturating_add(setup)
+        self.events_per_run().saturating_add(setup)
     }
 
     /// Events the whole run simulates at most: [`Scenario::work_per_run`] for every strategy
@@ -63,6 +86,32 @@ impl Scenario {
     pub fn work_estimate(&self) -> u128 {
         self.work_per_run()
             .saturating_mul(self.strategies.len() as u128 * u128::from(self.replicates))
+    }
+
+    /// [`check_work`] of this run's [`Scenario::work_estimate`], the refusal naming the
+    /// visibility flips when they are most of it (and `--visibility-switch`, which drives
+    /// them).
+    pub fn check_work(&self, yes: bool) -> Result<Option<String>, ConfigError> {
+        let events = self.work_estimate();
+        check_work(events, "run", yes).map_err(|e| match (e, self.browser.switch_mean) {
+            (ConfigError::TooMuchWork { what, estimate }, Some(mean)) => {
+                let flips = self
+                    .flips_per_run()
+                    .saturating_mul(self.strategies.len() as u128 * u128::from(self.replicates));
+                let estimate = if flips.saturating_mul(2) > events {
+                    format!(
+                        "{estimate}, {flips} of them the flips of {} tabs switching every \
+                         {mean} on average over a horizon of {} (raise --visibility-switch)",
+                        self.clients,
+                        self.horizon()
+                    )
+                } else {
+                    estimate
+                };
+                ConfigError::TooMuchWork { what, estimate }
+            }
+            (e, _) => e,
+        })
     }
 
     /// Most requests one run (one strategy, one replicate) can send: each item a client takes
@@ -140,6 +189,7 @@ pub fn check_work(
 mod tests {
     use super::*;
     use crate::config::ScenarioFile;
+    use crate::time::{SimTime, NANOS_PER_SEC as NANOS};
 
     #[test]
     fn the_estimate_counts_every_request_a_run_can_send() {
@@ -233,6 +283,64 @@ mod tests {
                  duration = \"60s\"\n[server]\nmodel = \"flaky\"\nfailure_rate = 0.1\n"
             ),
             250_350
+        );
+    }
+
+    #[test]
+    fn the_work_estimate_counts_the_visibility_flips_each_tab_steps_through() {
+        use crate::engine::browser::Tab;
+        let scenario = |switch: &str| {
+            ScenarioFile::parse(
+                &format!("clients = 100\nvisibility_switch = \"{switch}\"\n"),
+                Some("toml"),
+            )
+            .unwrap()
+            .validate_on(Some(1))
+            .unwrap()
+        };
+        // The down server, 4 retries of full jitter capped at 30 s, from 1 s: the longest
+        // waits are 1 + 2 + 4 + 8 = 15 s, and each of the 5 requests may be a minute late
+        // in a hidden tab: a horizon of 315 s. Flips of mean 1 ms: 315 000 a tab and one,
+        // 100 tabs, beside 500 requests and 10 events of setup.
+        let s = scenario("1ms");
+        assert_eq!(s.horizon(), crate::time::SimDuration::from_millis(315_000));
+        assert_eq!(s.flips_per_run(), 100 * 315_001);
+        assert_eq!(s.work_estimate(), 100 * 315_001 + 500 + 10);
+        // The tabs themselves, stepped flip by flip to the horizon: dwells of mean 1 ms make
+        // a count of mean 315 000 a tab (the 1 ns rounding shifts a dwell's mean by under a
+        // nanosecond) and, like a Poisson count, a standard deviation of its square root,
+        // 5612 over the 100 tabs; six of them is 33 675.
+        let mut stepped = 0u128;
+        for id in 0..100 {
+            let mut tab = Tab::new(&s.browser, s.seed, id);
+            while let Some(f) = tab.next_flip().filter(|f| *f <= SimTime(315 * NANOS)) {
+                tab.advance(f, s.browser.switch_mean);
+                stepped += 1;
+            }
+        }
+        let estimate = s.flips_per_run();
+        assert!(
+            stepped.abs_diff(estimate) < 33_675,
+            "{stepped} flips stepped, {estimate} estimated"
+        );
+        // Without switching, no flips; a mean of 1 ns is a flip a nanosecond of every tab's
+        // 315 s, 3.15 × 10^13 events, past the threshold, and the refusal says so.
+        assert_eq!(
+            ScenarioFile::parse("clients = 100\nhidden = 0.5\n", Some("toml"))
+                .unwrap()
+                .validate_on(Some(1))
+                .unwrap()
+                .flips_per_run(),
+            0
+        );
+        let e = scenario("1ns").check_work(false).unwrap_err().to_string();
+        assert!(
+            e.starts_with(
+                "this run's work estimate is 31500000000610 events (about 36 days at ~10 M \
+                 events/s), 31500000000100 of them the flips of 100 tabs switching every 1ns \
+                 on average over a horizon of 315s (raise --visibility-switch), over the"
+            ),
+            "{e}"
         );
     }
 

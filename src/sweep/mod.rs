@@ -404,7 +404,7 @@ impl Plan {
                     .saturating_mul(u128::from(plan.seeds)),
             );
             work = work.saturating_add(
-                (shard::ROW_OVERHEAD + scenario.attempts_per_run())
+                (shard::ROW_OVERHEAD + scenario.events_per_run())
                     .saturating_mul(u128::from(plan.seeds)),
             );
             // Past the work needing --yes, the rest of the grid can only add to it.
@@ -472,10 +472,10 @@ impl Plan {
         })
     }
 
-    /// The work of the rows this process runs, in events: each run's attempts at most
-    /// ([`Scenario::attempts_per_run`]) and its fixed cost ([`shard::ROW_OVERHEAD`]: a sweep's
-    /// run costs more than a plain run's, its cell validated and its figures formatted; one
-    /// measured about 45 µs), once a seed. Past
+    /// The work of the rows this process runs, in events: each run's attempts at most and
+    /// its tabs' visibility flips ([`Scenario::events_per_run`]) and its fixed cost
+    /// ([`shard::ROW_OVERHEAD`]: a sweep's run costs more than a plain run's, its cell
+    /// validated and its figures formatted; one measured about 45 µs), once a seed. Past
     /// [`crate::config::WORK_THRESHOLD`] the sweep needs [`SweepSpec::yes`].
     pub fn work_estimate(&self) -> u128 {
         self.work
@@ -493,7 +493,7 @@ impl Plan {
             let cell = row / rows_per_cell;
             let end = ((cell + 1) * rows_per_cell).min(rows.end);
             let runs = u128::from(end - row) * u128::from(runs_per_row);
-            let per_run = shard::ROW_OVERHEAD + self.cell_scenario(cell)?.attempts_per_run();
+            let per_run = shard::ROW_OVERHEAD + self.cell_scenario(cell)?.events_per_run();
             work = work.saturating_add(per_run.saturating_mul(runs));
             row = end;
         }

@@ -294,3 +294,61 @@ fn every_option_a_run_does_not_read_is_refused_in_one_line() {
         out,
     ]);
 }
+
+#[test]
+fn visibility_flips_are_work_the_estimate_counts_on_every_path() {
+    // A flip a nanosecond stepped every tab through 10^9 flips a simulated second: a
+    // thousand tabs ran for hours at flat memory, never refused. The down server's horizon
+    // is 315 s (the longest waits, 1 + 2 + 4 + 8 s, and a minute's throttling of each of
+    // the 5 requests): 315 × 10^9 flips a tab and one, with 5000 requests and 10 events of
+    // setup.
+    let dir = tempfile::tempdir().unwrap();
+    let e = refused(&["--clients", "1000", "--visibility-switch", "1ns"]);
+    assert!(
+        e.starts_with(
+            "error: this run's work estimate is 315000000006010 events (about 365 days at ~10 \
+             M events/s), 315000000001000 of them the flips of 1000 tabs switching every 1ns \
+             on average over a horizon of 315s (raise --visibility-switch), over the \
+             3000000000 events"
+        ),
+        "{e}"
+    );
+    // The same from a config file, on the call loop, and in a sweep or a shard of one.
+    let config = dir.path().join("tabs.toml");
+    std::fs::write(&config, "clients = 1000\nvisibility_switch = \"1ns\"\n").unwrap();
+    let e2 = refused(&["--config", config.to_str().unwrap()]);
+    assert_eq!(e2, e);
+    let e = refused(&[
+        "--server",
+        "capacity",
+        "--clients",
+        "10",
+        "--visibility-switch",
+        "1ns",
+    ]);
+    assert!(
+        e.contains(" of them the flips of 10 tabs switching every 1ns"),
+        "{e}"
+    );
+    let out = dir.path().join("s.csv");
+    let out = out.to_str().unwrap();
+    for shard in [&[][..], &["--shard", "0/2"]] {
+        let mut args = vec![
+            "sweep",
+            "--clients",
+            "100",
+            "--visibility-switch",
+            "1ns,1s",
+            "--server",
+            "down,capacity",
+            "--out",
+            out,
+        ];
+        args.extend(shard);
+        let e = refused(&args);
+        assert!(e.contains("work estimate is"), "{e}");
+    }
+    assert!(std::fs::read_dir(dir.path()).unwrap().count() == 1);
+    // Flips of a realistic mean are a few a tab: the run goes ahead.
+    crate::herd_sim_ok(&["--clients", "1000", "--visibility-switch", "3m"]);
+}
