@@ -21,7 +21,9 @@ use herd_sim::report::Format;
 
 use herd_sim::sweep::{self, shard::ShardRun, sink::RowSink, Plan, SweepError};
 
-use cli::{Command, FixtureArgs, FixtureFormat, MergeArgs, PlotArgs, RunArgs, SweepArgs};
+use cli::{
+    Command, FixtureArgs, FixtureFormat, MergeArgs, PlotArgs, RunArgs, SweepArgs, TracePolicyArgs,
+};
 
 fn main() -> ExitCode {
     let cli = cli::parse();
@@ -31,6 +33,7 @@ fn main() -> ExitCode {
         Some(Command::Plot(args)) => plot(args),
         Some(Command::Sweep(args)) => sweep(args),
         Some(Command::Merge(args)) => merge(args),
+        Some(Command::TracePolicy(args)) => trace_policy(args),
         Some(Command::Presets(_)) => {
             print!("{}", herd_sim::config::presets_table());
             Ok(())
@@ -261,6 +264,16 @@ fn fixture(args: FixtureArgs) -> anyhow::Result<()> {
             "{failed} of {} scenarios did not meet their expectations",
             report.scenarios.len()
         ),
+    }
+}
+
+/// `herd-sim trace-policy`: the trace, on stdout or into `--out`.
+fn trace_policy(args: TracePolicyArgs) -> anyhow::Result<()> {
+    let (spec, header) = args.spec()?;
+    let text = herd_sim::policy::trace::render(&herd_sim::policy::trace::trace(&spec), &header);
+    match &args.out {
+        Some(path) => commit(create_output(path)?, text.as_bytes()),
+        None => write_stdout(text.as_bytes()),
     }
 }
 

@@ -11,6 +11,7 @@ mod plot;
 mod preset;
 mod run;
 mod sweep;
+mod trace_policy;
 mod values;
 
 pub use browser::BrowserArgs;
@@ -21,6 +22,7 @@ pub use plot::PlotArgs;
 pub use preset::{PresetArgs, PresetsArgs};
 pub use run::RunArgs;
 pub use sweep::{MergeArgs, SweepArgs};
+pub use trace_policy::TracePolicyArgs;
 
 use clap::error::ErrorKind;
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
@@ -161,4 +163,9 @@ pub enum Command {
     ///
     /// Example: herd-sim merge --out output/sweep.csv output/shards/
     Merge(MergeArgs),
+    /// Print the golden trace of a retry policy against a scripted sequence of outcomes: per
+    /// attempt the delay drawn, the budget before and after, and the decision.
+    ///
+    /// Example: herd-sim trace-policy --preset grpc --outcomes error*4,success
+    TracePolicy(TracePolicyArgs),
 }

@@ -17,6 +17,7 @@ mod reset_aware;
 mod retry_after;
 mod retry_after_jitter;
 mod retry_chance;
+pub mod trace;
 
 use std::fmt;
 use std::str::FromStr;

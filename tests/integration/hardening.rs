@@ -578,7 +578,14 @@ fn every_commands_help_passes_claps_own_checks_of_the_definition() {
         .collect();
     assert_eq!(
         commands,
-        ["fixture", "plot", "sweep", "presets", "merge"],
+        [
+            "fixture",
+            "plot",
+            "sweep",
+            "presets",
+            "merge",
+            "trace-policy"
+        ],
         "{top}"
     );
     for command in &commands {

@@ -26,6 +26,7 @@ mod readme;
 mod series_chart;
 mod shard;
 mod sweep;
+mod trace_policy;
 
 /// The `herd-sim` binary built for these tests.
 pub fn herd_sim() -> cmd::Command {
