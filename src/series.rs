@@ -16,6 +16,14 @@
 //! the exact nearest-rank quantile. 8 192 counters, 64 KiB, whatever the number of samples; a
 //! quantile and a clear read only the buckets between the lowest and the highest used (a
 //! window's latencies span a few hundred), not all of them.
+//!
+//! **A window's quantiles** ([`WindowLatencies`]) are the same sketch's answers, found without
+//! the sketch while the window is small: its latencies (up to [`WINDOW_VALUES`]) are kept as
+//! they are and the nearest-rank ones selected, then reported at their bucket's midpoint.
+//! Buckets are in value order, so the bucket of the nearest-rank value is the bucket the
+//! sketch would have reached: the same number, for a window's few dozen latencies without
+//! scanning and clearing the thousands of buckets between its shortest and longest. A
+//! window with more latencies goes on in a sketch (allocated the first time one does).
 
 use crate::time::{SimDuration, SimTime};
 
@@ -174,6 +182,84 @@ impl SeriesRow {
     }
 }
 
+/// Latencies a window keeps as they are before it counts them in a [`Sketch`].
+pub const WINDOW_VALUES: usize = 1024;
+
+/// One window's latencies, for its p50 and p99: the values themselves while there are at
+/// most [`WINDOW_VALUES`], then a sketch (see the module documentation). Its quantiles are a
+/// [`Sketch`]'s of the same values, exactly.
+#[derive(Clone, Debug, Default)]
+pub struct WindowLatencies {
+    values: Vec<u64>,
+    /// Counting in the sketch (the window passed [`WINDOW_VALUES`]).
+    spilled: bool,
+    /// Allocated the first time a window spills, then reused.
+    sketch: Option<Box<Sketch>>,
+}
+
+impl WindowLatencies {
+    /// No latency yet.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Counts one latency.
+    #[inline(always)]
+    pub fn record(&mut self, v: u64) {
+        if !self.spilled && self.values.len() < WINDOW_VALUES {
+            self.values.push(v);
+        } else {
+            self.record_in_sketch(v);
+        }
+    }
+
+    #[cold]
+    fn record_in_sketch(&mut self, v: u64) {
+        let sketch = self.sketch.get_or_insert_with(|| Box::new(Sketch::new()));
+        if !self.spilled {
+            self.spilled = true;
+            for &value in &self.values {
+                sketch.record(value);
+            }
+            self.values.clear();
+        }
+        sketch.record(v);
+    }
+
+    /// The p50 and p99 of the latencies counted (`None` when none were), as
+    /// [`Sketch::quantile`] gives them; then forgets every latency.
+    pub fn take_p50_p99(&mut self) -> (Option<u64>, Option<u64>) {
+        if self.spilled {
+            self.spilled = false;
+            let sketch = self
+                .sketch
+                .as_mut()
+                .expect("a spilled window has its sketch");
+            let quantiles = (sketch.quantile(0.5), sketch.quantile(0.99));
+            sketch.clear();
+            return quantiles;
+        }
+        let n = self.values.len();
+        if n == 0 {
+            return (None, None);
+        }
+        // Sketch::quantile's rank, 1-based; the p99's is at or above the p50's.
+        let rank = |q: f64| ((q * n as f64).ceil() as usize).clamp(1, n) - 1;
+        let (r50, r99) = (rank(0.5), rank(0.99));
+        let (_, &mut p50, above) = self.values.select_nth_unstable(r50);
+        let p99 = if r99 == r50 {
+            p50
+        } else {
+            *above.select_nth_unstable(r99 - r50 - 1).1
+        };
+        self.values.clear();
+        (
+            Some(Sketch::value(Sketch::bucket(p50))),
+            Some(Sketch::value(Sketch::bucket(p99))),
+        )
+    }
+}
+
 /// Builds the series while time moves forward: counts go to the open window, which is closed
 /// when an event comes from a later window.
 #[derive(Clone, Debug)]
@@ -182,7 +268,7 @@ pub struct SeriesBuilder {
     /// Where the open window ends (saturating): the hot loop compares, never divides.
     open_end: u64,
     open: SeriesRow,
-    sketch: Sketch,
+    latencies: WindowLatencies,
     rows: Vec<SeriesRow>,
 }
 
@@ -194,7 +280,7 @@ impl SeriesBuilder {
             bin: bin.as_nanos(),
             open_end: bin.as_nanos(),
             open: SeriesRow::default(),
-            sketch: Sketch::new(),
+            latencies: WindowLatencies::new(),
             rows: Vec::new(),
         }
     }
@@ -243,9 +329,7 @@ impl SeriesBuilder {
 
     fn close(&mut self, in_system: u64) {
         self.open.in_system = in_system;
-        self.open.latency_p50_ns = self.sketch.quantile(0.5);
-        self.open.latency_p99_ns = self.sketch.quantile(0.99);
-        self.sketch.clear();
+        (self.open.latency_p50_ns, self.open.latency_p99_ns) = self.latencies.take_p50_p99();
         if !self.open.is_quiet() || in_system > 0 {
             self.rows.push(self.open);
         }
@@ -261,7 +345,7 @@ impl SeriesBuilder {
     #[inline(always)]
     pub fn success(&mut self, latency: u64) {
         self.open.succeeded += 1;
-        self.sketch.record(latency);
+        self.latencies.record(latency);
     }
 
     /// Closes the last window and returns the rows.
@@ -380,6 +464,35 @@ mod tests {
             assert_eq!(Sketch::bucket(Sketch::value(b)), b, "{v}");
             let mid = Sketch::value(b) as f64;
             assert!((mid - v as f64).abs() / v as f64 <= 1.0 / 128.0, "{v}");
+        }
+    }
+
+    #[test]
+    fn a_window_gives_the_sketch_quantiles_of_its_values() {
+        // Windows of 0 to 3 000 values (past WINDOW_VALUES, so some spill into the sketch and
+        // later ones come back to values), skewed, with ties and tiny values: each window's
+        // p50 and p99 are a fresh sketch's of the same values.
+        let mut state = 99u64;
+        let mut window = WindowLatencies::new();
+        for n in [
+            0, 1, 2, 3, 7, 100, 101, 1023, 1024, 1025, 3000, 5, 0, 64, 2048, 1,
+        ] {
+            let mut sketch = Sketch::new();
+            for _ in 0..n {
+                let word = crate::rng::splitmix64(&mut state);
+                let v = match word % 4 {
+                    0 => word >> 60,
+                    1 => 5_000,
+                    _ => (word >> 40) * ((word & 0xff) + 1),
+                };
+                window.record(v);
+                sketch.record(v);
+            }
+            assert_eq!(
+                window.take_p50_p99(),
+                (sketch.quantile(0.5), sketch.quantile(0.99)),
+                "{n} values"
+            );
         }
     }
 
