@@ -286,6 +286,15 @@ impl<T: Copy> EventQueue<T> {
         event
     }
 
+    /// True when an event at or before the current time (the last popped event's) is
+    /// pending: an event pushed now at that time would not be the next one out. (Every event
+    /// in a bucket is after the base, which is at or after the current time.)
+    #[inline(always)]
+    pub fn has_due_now(&self) -> bool {
+        self.lane_front < self.lane.len()
+            || (self.front < self.run.len() && self.run[self.front].time.0 <= self.now)
+    }
+
     /// The time of the earliest pending event, without removing it.
     pub fn peek_time(&mut self) -> Option<SimTime> {
         if self.lane_front < self.lane.len() {
@@ -495,6 +504,9 @@ mod tests {
                     push(&mut q, &mut reference, t + d, e.item);
                 }
             }
+            // Due now: the reference's earliest pending event is at the time just popped.
+            let due = reference.peek().is_some_and(|r| r.0 .0 <= t);
+            assert_eq!(q.has_due_now(), due, "seed {seed}, after {popped} pops");
         }
         assert!(reference.is_empty());
     }

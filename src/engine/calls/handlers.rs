@@ -25,6 +25,28 @@ impl Loop<'_> {
         self.queue.push(Event { time, item });
     }
 
+    /// Schedules `item` at `now`, the time of the event being handled. When nothing else is
+    /// due at `now` the queue would give it next (FIFO: anything pushed after it at `now`
+    /// comes later), so it is kept aside and handled straight after this event instead.
+    #[inline(always)]
+    pub(super) fn push_now(&mut self, now: SimTime, item: Ev) {
+        if self.next.is_none() && !self.queue.has_due_now() {
+            self.next = Some(Event { time: now, item });
+        } else {
+            self.push(now, item);
+        }
+    }
+
+    /// Schedules `item` after `delay`, at once ([`push_now`](Self::push_now)) when it is 0.
+    #[inline(always)]
+    fn push_after(&mut self, now: SimTime, delay: SimDuration, item: Ev) {
+        if delay.is_zero() {
+            self.push_now(now, item);
+        } else {
+            self.push(now + delay, item);
+        }
+    }
+
     pub(super) fn start_call(&mut self, now: SimTime, process: u32) {
         self.totals.calls += 1;
         self.series.counts().calls_started += 1;
@@ -133,7 +155,7 @@ impl Loop<'_> {
                 self.series.counts().attempts_hidden += 1;
             }
         }
-        self.push(now + there, Ev::Arrive(job));
+        self.push_after(now, there, Ev::Arrive(job));
         if let Some(timeout) = self.spec.overload.timeout {
             self.push(
                 now + timeout,
@@ -170,8 +192,9 @@ impl Loop<'_> {
                 .reset_in
                 .map(|r| SimDuration(r.as_nanos().saturating_sub(job.back))),
         };
-        self.push(
-            now + SimDuration(job.back),
+        self.push_after(
+            now,
+            SimDuration(job.back),
             Ev::Deliver {
                 call: job.call,
                 attempt: job.attempt,
@@ -251,8 +274,9 @@ impl Loop<'_> {
     }
 
     pub(super) fn deliver_served(&mut self, now: SimTime, job: Job, service: u64) {
-        self.push(
-            now + SimDuration(job.back),
+        self.push_after(
+            now,
+            SimDuration(job.back),
             Ev::Deliver {
                 call: job.call,
                 attempt: job.attempt,

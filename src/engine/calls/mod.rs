@@ -17,7 +17,10 @@
 //! **Events:** call start, retry send, arrival at the server, completion at the server,
 //! answer delivery at the client, timeout. Every attempt has a number in its call's slot; an
 //! answer or a timeout whose number is no longer the slot's outstanding attempt is stale and
-//! dropped, so nothing is ever removed from the queue.
+//! dropped, so nothing is ever removed from the queue. An arrival or an answer with no delay
+//! is handled straight after the event that caused it, without the queue, when nothing else
+//! is due at that instant: the queue would have given it next (the same order, the same
+//! events).
 //!
 //! **Ties** (the queue's rule, FIFO by scheduling order): events at one time are handled in
 //! the order they were scheduled. So a timeout, scheduled when the attempt was sent, comes
@@ -172,6 +175,10 @@ struct Loop<'a> {
     spec: &'a RunSpec,
     server: Server,
     queue: EventQueue<Ev>,
+    /// An event at the current time handled straight after the one being handled, without
+    /// going through the queue: pushed when nothing else was due at that time, so it would
+    /// have been the next out ([`Loop::push_now`]).
+    next: Option<Event<Ev>>,
     rngs: Vec<ClientRng>,
     calls: Vec<Call>,
     free: Vec<u32>,
@@ -213,6 +220,7 @@ pub fn simulate_calls(spec: &RunSpec) -> (Tally, OverloadTally) {
         spec,
         server,
         queue: EventQueue::new(),
+        next: None,
         rngs: (0..spec.clients).map(|_| seeds.next_rng()).collect(),
         calls: Vec::new(),
         free: Vec::new(),
@@ -250,7 +258,7 @@ pub fn simulate_calls(spec: &RunSpec) -> (Tally, OverloadTally) {
         }
     }
     let mut events = 0u64;
-    while let Some(Event { time: now, item }) = run.queue.pop() {
+    while let Some(Event { time: now, item }) = run.next.take().or_else(|| run.queue.pop()) {
         events += 1;
         if run.series.due(now) {
             let in_system = run.in_system();
