@@ -151,11 +151,21 @@ impl Capacity {
         }
     }
 
+    /// The service time a request of `demand` arriving now would start with at once, under
+    /// capacity `factor`: what [`arrive`](Self::arrive) answers when a worker is free; `None`
+    /// when none is (it would wait or be shed).
+    #[inline]
+    pub fn service_if_free(&self, demand: u64, factor: f64) -> Option<SimDuration> {
+        self.rule
+            .workers
+            .is_none_or(|w| self.busy < u64::from(w))
+            .then(|| self.service_time(demand, factor))
+    }
+
     /// A request arrives; `factor` is the capacity factor now.
     #[inline]
     pub fn arrive(&mut self, job: Job, factor: f64) -> Admission {
-        if self.rule.workers.is_none_or(|w| self.busy < u64::from(w)) {
-            let service = self.service_time(job.demand, factor);
+        if let Some(service) = self.service_if_free(job.demand, factor) {
             self.busy += 1;
             return Admission::Start(service);
         }

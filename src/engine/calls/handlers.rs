@@ -155,8 +155,15 @@ impl Loop<'_> {
                 self.series.counts().attempts_hidden += 1;
             }
         }
+        // Handled next (no delay, nothing else due now), so nothing reaches the server
+        // before it: whether it starts at once, and when it is answered, is known now.
+        let next = there.is_zero() && self.next.is_none() && !self.queue.has_due_now();
         self.push_after(now, there, Ev::Arrive(job));
         if let Some(timeout) = self.spec.overload.timeout {
+            if next && self.answered_before(now, &job, timeout) {
+                // Its timeout would find it answered (stale) and do nothing.
+                return;
+            }
             self.push(
                 now + timeout,
                 Ev::Timeout {
@@ -165,6 +172,23 @@ impl Loop<'_> {
                 },
             );
         }
+    }
+
+    /// Whether `job`, sent and arriving at `now` before anything else reaches the server,
+    /// is certainly answered before its `timeout`: a capacity server, not out, starts it at
+    /// once (as [`arrive`](Self::arrive) will), and its service and way back end strictly
+    /// before the timeout (which comes first on a tie). Its answer is then sure: a started
+    /// request always completes and is delivered.
+    fn answered_before(&self, now: SimTime, job: &Job, timeout: SimDuration) -> bool {
+        let Server::Capacity(c) = &self.server else {
+            return false;
+        };
+        let triggers = &self.spec.overload.triggers;
+        if triggers.out_at(now) {
+            return false;
+        }
+        c.service_if_free(job.demand, triggers.factor_at(now))
+            .is_some_and(|service| service.as_nanos().saturating_add(job.back) < timeout.as_nanos())
     }
 
     pub(super) fn abandoned(calls: &[Call], job: &Job) -> bool {

@@ -20,7 +20,10 @@
 //! dropped, so nothing is ever removed from the queue. An arrival or an answer with no delay
 //! is handled straight after the event that caused it, without the queue, when nothing else
 //! is due at that instant: the queue would have given it next (the same order, the same
-//! events).
+//! events). Such an attempt's arrival is then the next thing to reach the server, so a
+//! capacity server's answer to it is known when it is sent: when a worker is free and the
+//! answer will be back strictly before the timeout, no timeout is scheduled (it would find
+//! the attempt answered and do nothing).
 //!
 //! **Ties** (the queue's rule, FIFO by scheduling order): events at one time are handled in
 //! the order they were scheduled. So a timeout, scheduled when the attempt was sent, comes

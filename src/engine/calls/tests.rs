@@ -48,8 +48,10 @@ fn two_workers_fifo_by_hand() {
     assert_eq!(t.abandoned_work_ns, S);
     assert_eq!(t.latency_sum_ns, 7 * u128::from(S));
     // Events: 5 call starts, 1 retry send, and per attempt (6) an arrival, a completion, an
-    // answer (the late one included) and a timeout (stale ones included): 5 + 1 + 6 × 4.
-    assert_eq!(t.events, 30);
+    // answer (the late one included) and a timeout (stale ones included), but for the
+    // retry's: sent at 2.5 with nothing else due then, it reaches a free worker at once and
+    // is answered at 3.5, before its timeout at 5, so none is scheduled: 5 + 1 + 6 × 4 - 1.
+    assert_eq!(t.events, 29);
     // Nearest rank of 1, 1, 1, 2, 2: p50 the 3rd (1 s), p99 the 5th (2 s); sketch 0.4 %.
     assert!(close(t.latency_p50_ns, 1.0, 1.0 / 256.0));
     assert!(close(t.latency_p99_ns, 2.0, 1.0 / 256.0));
