@@ -108,6 +108,9 @@ fn the_shell_scripts_pass_bash_n_and_the_sbatch_directives_are_options() {
         "deploy/local.sh",
         "deploy/slurm/sweep.sbatch",
         "scripts/slurm-e2e.sh",
+        "scripts/containerfile-build.sh",
+        "scripts/k8s-validate.sh",
+        "deploy/k8s/run.sh",
     ] {
         succeed(process("bash").arg("-n").arg(repository().join(script)));
     }
@@ -564,11 +567,50 @@ fn container(job: &Yaml, claims: &[String], config_maps: &[String]) -> Container
     assert_eq!(containers.len(), 1);
     let c = &containers[0];
     assert!(text(&c["image"]).starts_with("herd-sim:"));
+    // The image runs as an unprivileged user that can write the volume through fsGroup, on
+    // a read-only root (herd-sim writes only beside --out).
+    let security = &pod["securityContext"];
+    assert_eq!(security["runAsNonRoot"].as_bool(), Some(true));
+    let containerfile = fs::read_to_string(repository().join("deploy/Containerfile")).unwrap();
+    let user = containerfile
+        .lines()
+        .find_map(|l| l.strip_prefix("USER "))
+        .unwrap();
+    assert_eq!(
+        format!(
+            "{}:{}",
+            security["runAsUser"].as_i64().unwrap(),
+            security["runAsGroup"].as_i64().unwrap()
+        ),
+        user
+    );
+    assert!(security["fsGroup"].as_i64().is_some());
+    assert_eq!(
+        c["securityContext"]["readOnlyRootFilesystem"].as_bool(),
+        Some(true)
+    );
+    assert_eq!(
+        c["securityContext"]["allowPrivilegeEscalation"].as_bool(),
+        Some(false)
+    );
+    // Values, or the container's own memory limit in bytes as the downward API gives it.
     let env = c["env"]
         .as_vec()
         .map(|v| {
             v.iter()
-                .map(|e| (text(&e["name"]).to_string(), text(&e["value"]).to_string()))
+                .map(|e| {
+                    let value = match e["value"].as_str() {
+                        Some(value) => value.to_string(),
+                        None => {
+                            let field = &e["valueFrom"]["resourceFieldRef"];
+                            assert_eq!(text(&field["containerName"]), text(&c["name"]));
+                            assert_eq!(text(&field["resource"]), "limits.memory");
+                            assert!(field["divisor"].is_badvalue(), "bytes: {field:?}");
+                            quantity(text(&c["resources"]["limits"]["memory"])).to_string()
+                        }
+                    };
+                    (text(&e["name"]).to_string(), value)
+                })
                 .collect()
         })
         .unwrap_or_default();
@@ -601,9 +643,31 @@ fn container(job: &Yaml, claims: &[String], config_maps: &[String]) -> Container
     }
 }
 
+/// A Kubernetes quantity of bytes (`2Gi`, `512Mi`, `1000`) in bytes.
+fn quantity(text: &str) -> u64 {
+    let (digits, scale) = match text.find(|c: char| !c.is_ascii_digit()) {
+        None => (text, 1),
+        Some(at) => (
+            &text[..at],
+            match &text[at..] {
+                "Ki" => 1 << 10,
+                "Mi" => 1 << 20,
+                "Gi" => 1 << 30,
+                "Ti" => 1 << 40,
+                other => panic!("quantity suffix {other}"),
+            },
+        ),
+    };
+    digits.parse::<u64>().unwrap() * scale
+}
+
 /// Runs `c` as its pod would: `$(VAR)` in its arguments expanded from its environment (as the
 /// kubelet does), every mount path moved under `root`.
 fn run_pod(c: &Container, extra_env: &[(&str, String)], root: &Path) {
+    succeed(&mut pod_process(c, extra_env, root));
+}
+
+fn pod_process(c: &Container, extra_env: &[(&str, String)], root: &Path) -> Process {
     let mut env = c.env.clone();
     env.extend(extra_env.iter().map(|(k, v)| (k.to_string(), v.clone())));
     let args: Vec<String> = c
@@ -623,11 +687,9 @@ fn run_pod(c: &Container, extra_env: &[(&str, String)], root: &Path) {
             a
         })
         .collect();
-    succeed(
-        process(env!("CARGO_BIN_EXE_herd-sim"))
-            .args(&args)
-            .envs(&env),
-    );
+    let mut command = process(env!("CARGO_BIN_EXE_herd-sim"));
+    command.args(&args).envs(&env);
+    command
 }
 
 #[test]
@@ -703,6 +765,24 @@ fn the_kubernetes_manifests_parse_hang_together_and_their_commands_merge_into_on
     for (mount, _) in shard.mounts.iter().chain(&merger.mounts) {
         fs::create_dir_all(format!("{}{mount}", root.display())).unwrap();
     }
+    // The container's memory limit is the shard's --memory-limit: under a limit of 1 MiB
+    // (1048576 bytes from the downward API) the shard is refused in one line, writing nothing.
+    assert_eq!(shard.env["HERD_SIM_MEMORY_LIMIT"], (2u64 << 30).to_string());
+    let at = shard
+        .args
+        .iter()
+        .position(|a| a == "--memory-limit")
+        .unwrap();
+    assert_eq!(shard.args[at + 1], "$(HERD_SIM_MEMORY_LIMIT)");
+    let line = refused(&mut pod_process(
+        &shard,
+        &[
+            ("JOB_COMPLETION_INDEX", "0".into()),
+            ("HERD_SIM_MEMORY_LIMIT", "1048576".into()),
+        ],
+        root,
+    ));
+    assert!(line.contains("over the memory budget of 1.0 MiB"), "{line}");
     for index in 0..completions {
         run_pod(&shard, &[("JOB_COMPLETION_INDEX", index.to_string())], root);
     }
@@ -718,6 +798,28 @@ fn the_kubernetes_manifests_parse_hang_together_and_their_commands_merge_into_on
     );
     assert_eq!(merged, whole);
     assert!(String::from_utf8_lossy(&whole).lines().count() > completions as usize);
+
+    // The fetch pod mounts the same claim, read-only, where the merge wrote, and run.sh reads
+    // the merged file from there.
+    let fetch = documents("deploy/k8s/fetch-pod.yaml");
+    assert_eq!(fetch.len(), 1);
+    let pod = &fetch[0]["spec"];
+    let volume = &pod["volumes"][0];
+    assert!(claims.contains(&text(&volume["persistentVolumeClaim"]["claimName"]).to_string()));
+    let mount = &pod["containers"][0]["volumeMounts"][0];
+    assert_eq!(text(&mount["name"]), text(&volume["name"]));
+    assert_eq!(mount["readOnly"].as_bool(), Some(true));
+    let (merge_mount, _) = &merger.mounts[0];
+    assert_eq!(text(&mount["mountPath"]), merge_mount);
+    let out = &merger.args[merger.args.iter().position(|a| a == "--out").unwrap() + 1];
+    let run = fs::read_to_string(repository().join("deploy/k8s/run.sh")).unwrap();
+    assert!(
+        run.contains(&format!("kubectl exec {} -- cat {out} ", name(&fetch[0]))),
+        "run.sh does not fetch {out}"
+    );
+    for job in &jobs {
+        assert!(run.contains(&format!("wait_for_job {}\n", name(job))));
+    }
 }
 
 #[test]
@@ -741,4 +843,107 @@ fn the_containerfile_builds_a_static_dist_binary_in_one_stage_and_runs_it_from_s
             assert!(repository().join(source).exists(), "{line}");
         }
     }
+}
+
+/// A stand-in for `kubectl`: `apply -f -` (or `-f FILE`) saves the manifest as
+/// `$KUBE/applied-N.yaml`; `get job/NAME -o jsonpath=…` prints the conditions in
+/// `$KUBE/NAME` (what the test says the Job reached); `wait`, `logs`, `delete` succeed;
+/// `exec POD -- cat PATH` prints `$KUBE/files/PATH`. Every call is logged to `$KUBE/calls`.
+const FAKE_KUBECTL: &str = r#"#!/usr/bin/env bash
+set -euo pipefail
+kube=${KUBE:?}
+echo "$*" >> "$kube/calls"
+case "$1" in
+    apply)
+        n=$(ls "$kube" | grep -c '^applied-' || true)
+        if [ "$3" = - ]; then cat > "$kube/applied-$n.yaml"; else cp "$3" "$kube/applied-$n.yaml"; fi
+        ;;
+    get)
+        case "$2" in
+            job/*) cat "$kube/${2#job/}" 2> /dev/null || true ;;
+            pods) ;;
+        esac
+        ;;
+    exec)
+        [ "$3" = -- ] && [ "$4" = cat ] || { echo "fake kubectl: exec $*" >&2; exit 1; }
+        cat "$kube/files$5"
+        ;;
+    wait | logs | delete) ;;
+    *) echo "fake kubectl: unexpected $1" >&2; exit 1 ;;
+esac
+"#;
+
+#[test]
+fn k8s_run_sh_applies_waits_for_complete_or_failed_and_fetches_the_merged_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let bin = dir.path().join("bin");
+    fs::create_dir_all(&bin).unwrap();
+    fs::write(bin.join("kubectl"), FAKE_KUBECTL).unwrap();
+    succeed(process("chmod").arg("+x").arg(bin.join("kubectl")));
+    let run = |kube: &Path, out: &Path| {
+        let output = process("bash")
+            .arg(repository().join("deploy/k8s/run.sh"))
+            .arg(out)
+            .env("PATH", path_with(Some(&bin)))
+            .env("KUBE", kube)
+            .env("IMAGE", "registry.test/team/herd-sim:0.1.0")
+            .output()
+            .unwrap();
+        (
+            output.status.code(),
+            String::from_utf8_lossy(&output.stderr).into_owned(),
+        )
+    };
+    // Both Jobs complete: the manifests go out with the image named, in order, and the merged
+    // file comes back.
+    let kube = dir.path().join("ok");
+    fs::create_dir_all(kube.join("files/data")).unwrap();
+    fs::write(kube.join("herd-sim-sweep"), "Complete ").unwrap();
+    fs::write(kube.join("herd-sim-merge"), "Complete ").unwrap();
+    fs::write(kube.join("files/data/sweep.csv"), "a,b\n1,2\n").unwrap();
+    let out = dir.path().join("sweep.csv");
+    let (code, stderr) = run(&kube, &out);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(fs::read_to_string(&out).unwrap(), "a,b\n1,2\n");
+    let calls = fs::read_to_string(kube.join("calls")).unwrap();
+    let verbs: Vec<&str> = calls
+        .lines()
+        .map(|l| l.split_whitespace().next().unwrap())
+        .collect();
+    assert_eq!(
+        verbs,
+        ["apply", "get", "apply", "get", "apply", "wait", "exec", "delete"],
+        "{calls}"
+    );
+    for (n, file) in ["sweep-job.yaml", "merge-job.yaml"].iter().enumerate() {
+        let applied = fs::read_to_string(kube.join(format!("applied-{n}.yaml"))).unwrap();
+        let original = fs::read_to_string(repository().join("deploy/k8s").join(file)).unwrap();
+        assert_eq!(
+            applied,
+            original.replace(
+                "image: herd-sim:0.1.0",
+                "image: registry.test/team/herd-sim:0.1.0"
+            )
+        );
+        assert!(!applied.contains("image: herd-sim:"));
+    }
+    // The sweep Job fails: run.sh stops at once (not after its timeout), exit 1, and applies
+    // no merge.
+    let kube = dir.path().join("failed");
+    fs::create_dir_all(&kube).unwrap();
+    fs::write(kube.join("herd-sim-sweep"), "FailureTarget Failed ").unwrap();
+    let out = dir.path().join("never.csv");
+    let (code, stderr) = run(&kube, &out);
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(
+        stderr.contains("error: job/herd-sim-sweep failed"),
+        "{stderr}"
+    );
+    let calls = fs::read_to_string(kube.join("calls")).unwrap();
+    assert_eq!(
+        calls.lines().filter(|l| l.starts_with("apply")).count(),
+        1,
+        "{calls}"
+    );
+    assert!(!out.exists());
 }

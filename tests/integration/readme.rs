@@ -39,7 +39,7 @@ use herd_sim::sweep::file::SweepFile;
 use herd_sim::sweep::{Plan, SweepSpec, DEFAULT_MAX_CELLS};
 
 /// Lines of ` ```sh ` blocks that are shown but not run, by prefix, with the reason.
-const NOT_RUN: [(&str, &str); 6] = [
+const NOT_RUN: [(&str, &str); 8] = [
     (
         "cargo test",
         "the test suite itself: this test is part of it",
@@ -54,15 +54,23 @@ const NOT_RUN: [(&str, &str); 6] = [
     ),
     (
         "bash deploy/slurm/",
-        "needs a Slurm cluster; tests/integration/deploy.rs runs it through a stand-in sbatch",
+        "needs a Slurm cluster; scripts/slurm-e2e.sh (CI) runs it on a one-node Slurm, \
+         tests/integration/deploy.rs through a stand-in sbatch",
     ),
     (
         "docker build",
-        "needs a container engine (none runs here); deploy.rs checks the Containerfile's stages",
+        "needs a container engine (none runs here); scripts/containerfile-build.sh (CI) runs \
+         the Containerfile's cargo build, deploy.rs checks its stages",
     ),
+    ("docker push", "needs a container engine and a registry"),
     (
         "kubectl",
         "needs a Kubernetes cluster; deploy.rs runs the manifests' container commands",
+    ),
+    (
+        "IMAGE=",
+        "runs deploy/k8s/run.sh against a Kubernetes cluster; deploy.rs runs it through a \
+         stand-in kubectl",
     ),
 ];
 
