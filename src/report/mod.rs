@@ -9,9 +9,9 @@ mod table;
 mod work;
 
 pub use self::calls::{call_loop_scenario, series_csv, SERIES_COLUMNS, SERIES_TAB_COLUMN};
-pub use self::csv::CsvExporter;
 /// The columns of a run's `--format csv`, in order (`plot` recognises a run's table by them).
 pub use self::csv::COLUMNS as CSV_COLUMNS;
+pub use self::csv::{call_metric_values, CsvExporter, CALL_METRICS};
 pub use self::json::JsonExporter;
 pub use self::table::TableExporter;
 

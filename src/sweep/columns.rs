@@ -5,11 +5,12 @@
 use crate::config::Scenario;
 use crate::experiment::run_one;
 use crate::metrics::{Summary, Tally};
-use crate::overload::CallLoopResult;
 use crate::policy::Strategy;
 use crate::time::SimDuration;
 
 use super::Plan;
+
+pub use crate::report::{call_metric_values, CALL_METRICS};
 
 impl Plan {
     /// Runs `strategy` of `scenario` once and returns its metric fields, in column order.
@@ -35,26 +36,6 @@ impl Plan {
     }
 }
 
-/// The metric columns a call-loop run adds (after [`Summary`]'s and `attempts`), in order.
-/// `recovered_at_s` is empty when the run has no trigger or never recovers; `stuck` is 1 when
-/// it has a trigger and never recovers, 0 when it recovers, empty without a trigger, so its
-/// aggregate mean is the fraction of seeds that never recover (a collapse probability).
-/// `retries_denied` and `calls_rejected_locally` are the retry controls' counts (0 without).
-pub const CALL_METRICS: [&str; 12] = [
-    "calls",
-    "amplification",
-    "goodput_pct",
-    "retries_denied",
-    "calls_rejected_locally",
-    "timed_out",
-    "refusals_read",
-    "latency_p50_s",
-    "latency_p99_s",
-    "abandoned_work_s",
-    "recovered_at_s",
-    "stuck",
-];
-
 /// The metric columns a run with browser tabs adds (after the call loop's), in order: the
 /// summary's tab counts, empty for a cell without tabs.
 pub const TAB_METRICS: [&str; 4] = [
@@ -63,31 +44,6 @@ pub const TAB_METRICS: [&str; 4] = [
     "paused",
     "early_retries",
 ];
-
-/// The fields of [`CALL_METRICS`] for one run (all empty for a run off the call loop).
-pub fn call_metric_values(calls: Option<&CallLoopResult>) -> Vec<String> {
-    let Some(c) = calls else {
-        return vec![String::new(); CALL_METRICS.len()];
-    };
-    let optional = |v: Option<f64>| v.map(|v| v.to_string()).unwrap_or_default();
-    vec![
-        c.calls.to_string(),
-        c.amplification.to_string(),
-        c.goodput_pct.to_string(),
-        c.retries_denied.to_string(),
-        c.calls_rejected_locally.to_string(),
-        c.timed_out.to_string(),
-        c.refusals_read.to_string(),
-        optional(c.latency_p50_s),
-        optional(c.latency_p99_s),
-        c.abandoned_work_s.to_string(),
-        optional(c.recovered_at_s),
-        match c.trigger_end_s {
-            None => String::new(),
-            Some(_) => u8::from(c.stuck()).to_string(),
-        },
-    ]
-}
 
 /// The metric columns: the fields of [`Summary`] in declaration order, so a metric added there
 /// appears in every sweep without touching this module; `attempts` only when `attempts` (a

@@ -180,6 +180,29 @@ fn the_csv_columns_the_model_guide_lists_are_the_header() {
     // The work fields Experiment 2's output names are the list's last six.
     let work = listed("docs/experiments.md", "has them in the columns");
     assert_eq!(work, documented[documented.len() - 6..]);
+    // A call-loop run's columns follow, then a tab model's.
+    let calls = listed("docs/model.md", "has, in the columns");
+    let csv = String::from_utf8(crate::herd_sim_ok(&[
+        "--clients",
+        "10",
+        "--format",
+        "csv",
+        "--server",
+        "capacity",
+        "--hidden",
+        "0.5",
+    ]))
+    .unwrap();
+    let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
+    let mut expected: Vec<&str> = documented.iter().map(String::as_str).collect();
+    expected.extend(calls.iter().map(String::as_str));
+    expected.extend([
+        "hidden_clients",
+        "retries_while_hidden",
+        "paused",
+        "early_retries",
+    ]);
+    assert_eq!(header, expected);
 }
 
 #[test]

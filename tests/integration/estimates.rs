@@ -352,3 +352,70 @@ fn visibility_flips_are_work_the_estimate_counts_on_every_path() {
     // Flips of a realistic mean are a few a tab: the run goes ahead.
     crate::herd_sim_ok(&["--clients", "1000", "--visibility-switch", "3m"]);
 }
+
+#[test]
+fn the_estimate_printed_is_the_same_whatever_the_limit_on_every_path() {
+    // A run is checked once, its path and report known; a sweep once, for the rows it runs
+    // at once: the figure a refusal names never depends on the limit that refused it.
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("s.csv");
+    let out = out.to_str().unwrap();
+    let call_loop = [
+        "--server",
+        "capacity",
+        "--arrivals",
+        "poisson",
+        "--rate",
+        "100/s",
+        "--duration",
+        "6000s",
+        "--series-bin",
+        "10ms",
+        "--png",
+        out,
+    ];
+    let browser = [
+        "--clients",
+        "1000000",
+        "--hidden",
+        "0.3",
+        "--visibility-switch",
+        "1m",
+        "--bin",
+        "1ms",
+        "--format",
+        "json",
+    ];
+    let sweep = [
+        "sweep",
+        "--clients",
+        "1000000,2000000",
+        "--server",
+        "fixed-window",
+        "--out",
+        out,
+    ];
+    let shard = [&sweep[..], &["--shard", "1/2"]].concat();
+    let paths: [(&[&str], &str); 4] = [
+        (&call_loop, "run"),
+        (&browser, "run"),
+        (&sweep, "sweep"),
+        // A shard is checked as its sweep: the rows any shard runs at once.
+        (&shard, "sweep"),
+    ];
+    for (args, what) in paths {
+        let estimate = |limit: &str| {
+            let mut args = args.to_vec();
+            args.extend(["--memory-limit", limit]);
+            let e = refused(&args);
+            let start = format!("error: this {what} needs an estimated ");
+            assert!(e.starts_with(&start), "{e}");
+            e[start.len()..e.find(", over the memory budget").unwrap()].to_string()
+        };
+        let first = estimate("1KiB");
+        for limit in ["1MiB", "3MiB", "10MiB", "50MiB", "100MiB"] {
+            assert_eq!(estimate(limit), first, "{args:?} --memory-limit {limit}");
+        }
+    }
+    assert!(std::fs::read_dir(dir.path()).unwrap().next().is_none());
+}

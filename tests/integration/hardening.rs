@@ -619,3 +619,70 @@ fn memory_limits_read_binary_units_and_plain_bytes() {
         text(&output.stderr)
     );
 }
+
+#[test]
+fn a_call_loop_runs_csv_json_and_sweep_row_carry_the_same_figures() {
+    // One schema for the three: the call-loop columns a single run's CSV had dropped (calls,
+    // attempts, goodput, latency) are its JSON's fields and its sweep row's columns, with
+    // the same values for the same seed.
+    // An outage of the first 2 s (a sweep's --outage is its length).
+    let load = [
+        "--clients",
+        "200",
+        "--server",
+        "capacity",
+        "--timeout",
+        "500ms",
+        "--workers",
+        "5",
+    ];
+    let table = |bytes: Vec<u8>| -> Vec<Vec<String>> {
+        csv::ReaderBuilder::new()
+            .has_headers(false)
+            .from_reader(&bytes[..])
+            .records()
+            .map(|r| r.unwrap().iter().map(String::from).collect())
+            .collect()
+    };
+    let ok = |args: &[&str]| {
+        let out = herd().args(args).output().unwrap();
+        assert!(out.status.success(), "{args:?}: {}", text(&out.stderr));
+        out.stdout
+    };
+    let sweep = table(ok(
+        &[&["sweep", "--quiet", "--outage", "2s"][..], &load].concat()
+    ));
+    let column = |rows: &[Vec<String>], name: &str| -> String {
+        let at = rows[0].iter().position(|c| c == name).unwrap();
+        rows[1][at].clone()
+    };
+    let seed = column(&sweep, "seed");
+    let run = |format: &str| {
+        let given = ["--outage", "0s..2s", "--seed", &seed, "--format", format];
+        ok(&[&load[..], &given].concat())
+    };
+    let csv = table(run("csv"));
+    let json: serde_json::Value = serde_json::from_slice(&run("json")).unwrap();
+    let result = &json["results"][0];
+    let names = &csv[0][csv[0].iter().position(|c| c == "attempts").unwrap()..];
+    assert_eq!(names.len(), 13, "{names:?}");
+    for name in names {
+        let value = column(&csv, name);
+        assert_eq!(value, column(&sweep, name), "{name}");
+        match (name.as_str(), &result[name.as_str()]) {
+            ("stuck", serde_json::Value::Null) => {
+                let recovered = result["recovered_at_s"].is_number();
+                assert_eq!(value, if recovered { "0" } else { "1" });
+            }
+            (_, serde_json::Value::Number(n)) => {
+                assert_eq!(value.parse::<f64>().unwrap(), n.as_f64().unwrap(), "{name}")
+            }
+            (_, other) => panic!("{name}: {other:?} in the JSON"),
+        }
+    }
+    // The run is one refused through the outage, retrying and recovering: the figures are
+    // not all zero.
+    assert_eq!(column(&csv, "calls"), "200");
+    assert!(column(&csv, "refusals_read").parse::<u64>().unwrap() > 0);
+    assert_eq!(column(&csv, "stuck"), "0");
+}
