@@ -148,6 +148,12 @@ pub fn run_one(scenario: &Scenario, strategy: Strategy) -> RunResult {
                 scenario.server.describe(),
                 scenario.browser.describe()
             )
+        } else if scenario.overload.sticky.is_active() {
+            format!(
+                "{}; {}",
+                scenario.server.describe(),
+                scenario.overload.sticky.describe()
+            )
         } else {
             scenario.server.describe()
         },

@@ -288,6 +288,10 @@ pub struct OverloadArgs {
     #[arg(long, value_name = "FROM..TO@FACTOR", value_parser = parse_text::<IntervalText>, allow_hyphen_values = true)]
     pub degrade: Vec<IntervalText>,
 
+    /// Any server: the fraction of client processes whose every attempt fails, e.g. 0.2 [default: 0].
+    #[arg(long, value_name = "F", value_parser = parse_number, allow_hyphen_values = true)]
+    pub sticky_failures: Option<f64>,
+
     /// Client timeout per attempt: unanswered this long after sending, it is abandoned [default: none].
     #[arg(long, value_name = "DURATION", value_parser = parse_duration_arg, allow_hyphen_values = true)]
     pub timeout: Option<SimDuration>,
@@ -386,6 +390,7 @@ impl RunArgs {
             cap: self.cap,
             multiplier: self.multiplier,
             retry_probability: self.retry_probability,
+            sticky_failures: o.sticky_failures,
             bin: self.bin,
             seed: self.seed,
             memory_limit: self.memory_limit,

@@ -167,6 +167,7 @@ impl TracePolicyArgs {
             budget,
             breaker,
             throttle,
+            ..Controls::default()
         };
         let spec = TraceSpec {
             policy,

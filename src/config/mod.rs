@@ -54,7 +54,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 use crate::engine::{Browser, Latency, NetworkDelay, Overload, Path, RunSpec, Work, STUDY_NETWORK};
-use crate::policy::control::{Breaker, Budget, Controls, SpecError, Throttle};
+use crate::policy::control::{Breaker, Budget, Controls, Scope, SpecError, Throttle};
 use crate::policy::{Backoff, Policy, RetryChance, Strategy, UnknownStrategy};
 use crate::time::{SimDuration, NANOS_PER_SEC};
 
@@ -194,15 +194,34 @@ pub(crate) fn choose<T: Copy>(
 /// write each, outside the call loop).
 fn controls(file: &ScenarioFile, server: &ServerModel) -> Result<Controls, ConfigError> {
     let named = |field: &'static str| move |e: SpecError| invalid(field, e.value, e.accepted);
+    // `scope=client|global` is split off before the control's own keys are read.
+    let scoped = |field: &'static str, text: Option<&str>| -> Result<_, ConfigError> {
+        let Some(text) = text else {
+            return Ok((None, Scope::Client));
+        };
+        let (rest, scope) = Scope::split(text).map_err(named(field))?;
+        if scope == Scope::Global && rest == "none" {
+            return Err(invalid(
+                field,
+                text,
+                "scope=global given without a control; accepted: scope with a named control",
+            ));
+        }
+        Ok((Some(rest), scope))
+    };
+    let (budget, budget_scope) = scoped("--budget", file.budget.as_deref())?;
+    let (breaker, breaker_scope) = scoped("--breaker", file.breaker.as_deref())?;
     let controls = Controls {
-        budget: match file.budget.as_deref() {
+        budget: match budget.as_deref() {
             Some(t) => Budget::parse(t).map_err(named("--budget"))?,
             None => Budget::None,
         },
-        breaker: match file.breaker.as_deref() {
+        breaker: match breaker.as_deref() {
             Some(t) => Breaker::parse(t).map_err(named("--breaker"))?,
             None => Breaker::None,
         },
+        budget_scope,
+        breaker_scope,
         throttle: match file.throttle.as_deref() {
             Some(t) => Throttle::parse(t).map_err(named("--throttle"))?,
             None => Throttle::None,
@@ -260,6 +279,8 @@ pub struct ScenarioFile {
     pub multiplier: Option<f64>,
     /// The probability that each retry is made, else the call fails (`--retry-probability`).
     pub retry_probability: Option<f64>,
+    /// The fraction of client processes whose every attempt fails (`--sticky-failures`).
+    pub sticky_failures: Option<f64>,
     /// Histogram window (`--bin`).
     pub bin: Option<SimDuration>,
     /// Master seed (`--seed`).
@@ -360,6 +381,7 @@ impl ScenarioFile {
             cap: over.cap.or(self.cap),
             multiplier: over.multiplier.or(self.multiplier),
             retry_probability: over.retry_probability.or(self.retry_probability),
+            sticky_failures: over.sticky_failures.or(self.sticky_failures),
             bin: over.bin.or(self.bin),
             seed: over.seed.or(self.seed),
             memory_limit: over.memory_limit.or(self.memory_limit),

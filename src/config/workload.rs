@@ -9,6 +9,7 @@ use std::fmt;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use super::{invalid, ConfigError, ScenarioFile, ServerModel};
+use crate::engine::calls::StickyFailures;
 use crate::engine::Overload;
 use crate::server::{Degrade, Triggers};
 use crate::time::{parse_duration, SimDuration, SimTime};
@@ -408,6 +409,7 @@ impl ScenarioFile {
                 ("--arrivals", self.arrivals.is_some()),
                 ("--timeout", self.timeout.is_some()),
                 ("--outage", self.outage.is_some()),
+                ("--sticky-failures", self.sticky_failures.is_some()),
                 ("--series-bin", self.series_bin.is_some()),
                 ("--recovery-hold", self.recovery_hold.is_some()),
             ] {
@@ -434,6 +436,21 @@ impl ScenarioFile {
             },
             series_bin: positive("--series-bin", self.series_bin, 1)?,
             recovery_hold: positive("--recovery-hold", self.recovery_hold, 5)?,
+            sticky: match self.sticky_failures {
+                None => StickyFailures::default(),
+                Some(f) if (0.0..=1.0).contains(&f) => {
+                    // Validated before the overload keys: at most u32::MAX.
+                    let clients = self.clients.unwrap_or(super::DEFAULT_CLIENTS) as u32;
+                    StickyFailures::new(f, clients)
+                }
+                Some(f) => {
+                    return Err(invalid(
+                        "--sticky-failures",
+                        f,
+                        "accepted: a fraction of the client processes from 0 to 1, such as 0.2",
+                    ))
+                }
+            },
         })
     }
 }

@@ -1,5 +1,6 @@
 //! The shapes of real incidents, each checked against a value worked out by hand or a closed
-//! form: probabilistic retry (`--retry-probability`).
+//! form: probabilistic retry (`--retry-probability`), sticky failures (`--sticky-failures`)
+//! and the scope of budgets and breakers (`scope=client|global`).
 
 use herd_sim::config::{ScenarioFile, StrategyList};
 use herd_sim::engine::{simulate, simulate_all, Path};
@@ -164,4 +165,137 @@ fn retry_probability_is_printed_swept_and_refused_outside_zero_to_one() {
         e.contains("--retry-probability") && e.contains("--retries"),
         "{e}"
     );
+}
+
+// ---------------------------------------------------------------- sticky failures and scope
+
+fn call_loop(text: &str) -> (herd_sim::metrics::Tally, herd_sim::series::OverloadTally) {
+    let s = ScenarioFile::parse(text, Some("toml"))
+        .unwrap()
+        .validate()
+        .expect("valid scenario");
+    let spec = s.run_spec(s.strategies[0]);
+    assert!(spec.uses_call_loop());
+    let (tally, totals) = simulate_all(&spec, Path::Auto);
+    (tally, totals.unwrap())
+}
+
+#[test]
+fn sticky_failures_leave_exactly_one_minus_f_of_the_calls_to_succeed() {
+    // A server that serves everyone else: 1000 processes, one call each, 200 sticky. The
+    // 800 succeed on their first attempt; the 200 spend all 3 retries: 800 + 200 × 4 attempts.
+    let (tally, totals) = call_loop(
+        "clients = 1000\nstrategy = \"naive\"\nretries = 3\nsticky_failures = 0.2\n\
+         [server]\nmodel = \"flaky\"\nfailure_rate = 0.0\n",
+    );
+    assert_eq!(totals.calls, 1000);
+    assert_eq!(totals.calls_succeeded, 800);
+    assert_eq!(totals.attempts, 800 + 200 * 4);
+    assert_eq!(tally.gave_up, 200);
+    // A budget cannot help them either, per process or shared: the 800 never retry.
+    for scope in ["client", "global"] {
+        let (_, t) = call_loop(&format!(
+            "clients = 1000\nstrategy = \"naive\"\nretries = 3\nsticky_failures = 0.2\n\
+             budget = \"token-bucket:scope={scope}\"\n[server]\nmodel = \"flaky\"\nfailure_rate = 0.0\n"
+        ));
+        assert_eq!(t.calls_succeeded, 800, "{scope}");
+    }
+}
+
+#[test]
+fn sticky_failures_beside_independent_failures_follow_the_product() {
+    // Poisson calls over 500 processes, a flaky server failing 30 % of attempts, 2 retries,
+    // 20 % sticky: a call succeeds when its process is not sticky and one of its 3 attempts
+    // gets through, (1 − F)(1 − x^3) = 0.8 × 0.973.
+    let (_, totals) = call_loop(
+        "clients = 500\nstrategy = \"naive\"\nretries = 2\nsticky_failures = 0.2\n\
+         arrivals = \"poisson\"\nrate = \"400/s\"\nduration = \"60s\"\n\
+         [server]\nmodel = \"flaky\"\nfailure_rate = 0.3\n",
+    );
+    let n = totals.calls as f64;
+    let expected = 0.8 * (1.0 - 0.3f64.powi(3));
+    let got = totals.calls_succeeded as f64 / n;
+    let tolerance = 5.0 * (expected * (1.0 - expected) / n).sqrt();
+    assert!(n > 20_000.0, "{n}");
+    assert!(
+        (got - expected).abs() < tolerance,
+        "{got} vs {expected} ± {tolerance}"
+    );
+}
+
+#[test]
+fn a_global_budget_is_one_bucket_for_all_and_a_client_budget_one_each() {
+    // A server down for good, one call a process, naive retries (10 allowed): the token
+    // bucket starts full at 5 tokens and a retry takes 1, nothing deposits (no success).
+    // Per process: each call makes 5 retries; shared: the first 5 retries of the run drain
+    // the one bucket and every other call stops at its first attempt.
+    let run = |scope: &str| {
+        call_loop(&format!(
+            "clients = 100\nstrategy = \"naive\"\nretries = 10\n\
+             budget = \"token-bucket:scope={scope}\"\n"
+        ))
+        .1
+    };
+    let client = run("client");
+    assert_eq!(client.attempts, 100 * (1 + 5));
+    assert_eq!(client.retries_denied, 100);
+    let global = run("global");
+    assert_eq!(global.attempts, 100 + 5);
+    assert_eq!(global.retries_denied, 100);
+}
+
+#[test]
+fn sticky_failures_and_scopes_are_swept_printed_and_refused_when_wrong() {
+    let out = String::from_utf8(crate::herd_sim_ok(&[
+        "--clients",
+        "10",
+        "--server",
+        "flaky",
+        "--sticky-failures",
+        "0.2",
+    ]))
+    .unwrap();
+    assert!(
+        out.contains("sticky failures 0.2 (2 client processes fail every attempt)"),
+        "{out}"
+    );
+    let csv = String::from_utf8(crate::herd_sim_ok(&[
+        "sweep",
+        "--clients",
+        "10",
+        "--server",
+        "flaky",
+        "--sticky-failures",
+        "0,0.5",
+        "--budget",
+        "token-bucket:scope=global",
+    ]))
+    .unwrap();
+    let mut lines = csv.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let column = |name: &str| header.iter().position(|h| *h == name).unwrap();
+    let (sticky, budget) = (column("sticky_failures"), column("budget"));
+    let rows: Vec<(String, String)> = lines
+        .map(|l| {
+            let cells: Vec<&str> = l.split(',').collect();
+            (cells[sticky].to_string(), cells[budget].to_string())
+        })
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            ("0".to_string(), "token-bucket:scope=global".to_string()),
+            ("0.5".to_string(), "token-bucket:scope=global".to_string())
+        ]
+    );
+    for bad in ["1.5", "-0.1"] {
+        let e = refused(&["--sticky-failures", bad]);
+        assert!(e.contains("--sticky-failures") && e.contains(bad), "{e}");
+    }
+    let e = refused(&["--budget", "grpc:scope=world"]);
+    assert!(e.contains("--budget") && e.contains("scope=world"), "{e}");
+    let e = refused(&["--breaker", "none:scope=global"]);
+    assert!(e.contains("--breaker") && e.contains("scope"), "{e}");
+    let e = refused(&["--server", "occ", "--sticky-failures", "0.1"]);
+    assert!(e.contains("--sticky-failures"), "{e}");
 }

@@ -83,14 +83,10 @@ impl Loop<'_> {
                 None => t.readings.push(Reading::default()),
             }
         }
-        let admitted = match self.controls.get_mut(process as usize) {
-            Some(c) => c.call_started(
-                &self.spec.controls,
-                now,
-                &mut self.calls[slot as usize].trial,
-            ),
-            None => true,
-        };
+        let admitted = !self.controls.is_active()
+            || self
+                .controls
+                .call_started(process, now, &mut self.calls[slot as usize].trial);
         if admitted {
             self.send(now, slot);
         } else {
@@ -105,12 +101,12 @@ impl Loop<'_> {
     }
 
     pub(super) fn send(&mut self, now: SimTime, slot: u32) {
-        let process = self.calls[slot as usize].process as usize;
-        if let Some(c) = self.controls.get_mut(process) {
-            let rng = &mut self.rngs[process];
+        let process = self.calls[slot as usize].process;
+        if self.controls.is_active() {
+            let rng = &mut self.rngs[process as usize];
             // The throttle's draw, when it may reject: 53 bits, uniform in [0, 1).
             let draw = || (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
-            match c.send(&self.spec.controls, now, draw) {
+            match self.controls.send(process, now, draw) {
                 Gate::Go => {}
                 Gate::Reject => {
                     self.reject_locally(now, slot);
@@ -246,7 +242,7 @@ impl Loop<'_> {
             self.tally.first_retry = Some(self.tally.first_retry.map_or(now, |f| f.min(now)));
             self.tally.last_retry = Some(now);
         }
-        if self.spec.overload.triggers.out_at(now) {
+        if self.spec.overload.triggers.out_at(now) || self.spec.overload.sticky.fails(job.process) {
             self.refuse(now, window, job, Hints::default(), false);
             return;
         }
@@ -390,8 +386,9 @@ impl Loop<'_> {
     #[inline]
     fn control_attempt(&mut self, now: SimTime, slot: u32, outcome: Outcome) {
         let call = &mut self.calls[slot as usize];
-        if let Some(c) = self.controls.get_mut(call.process as usize) {
-            c.attempt_ended(&self.spec.controls, now, outcome, &mut call.held);
+        if self.controls.is_active() {
+            self.controls
+                .attempt_ended(call.process, now, outcome, &mut call.held);
         }
     }
 
@@ -399,8 +396,9 @@ impl Loop<'_> {
     #[inline]
     fn control_call_end(&mut self, now: SimTime, slot: u32, end: CallEnd) {
         let call = &mut self.calls[slot as usize];
-        if let Some(c) = self.controls.get_mut(call.process as usize) {
-            c.call_ended(&self.spec.controls, now, end, &mut call.held, call.trial);
+        if self.controls.is_active() {
+            self.controls
+                .call_ended(call.process, now, end, &mut call.held, call.trial);
         }
     }
 
@@ -479,11 +477,11 @@ impl Loop<'_> {
             policy.decide(call.retries_made, call.previous, hints, rng)
         {
             // A retry the control allowed before its tab paused it is not judged twice.
-            let allowed = match self.controls.get_mut(call.process as usize) {
-                _ if std::mem::take(&mut call.charged) => true,
-                Some(c) => c.allow_retry(&self.spec.controls, now, outcome, &mut call.held),
-                None => true,
-            };
+            let allowed = std::mem::take(&mut call.charged)
+                || !self.controls.is_active()
+                || self
+                    .controls
+                    .allow_retry(call.process, now, outcome, &mut call.held);
             if allowed {
                 call.retries_made = retry;
                 call.previous = delay;

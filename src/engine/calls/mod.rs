@@ -61,6 +61,7 @@
 
 mod handlers;
 mod overload;
+mod sticky;
 #[cfg(test)]
 mod tab_tests;
 mod tabs;
@@ -68,10 +69,11 @@ mod tabs;
 mod tests;
 
 pub use overload::Overload;
+pub use sticky::StickyFailures;
 
 use crate::engine::browser::{Reading, Tab, TabRules};
 use crate::metrics::{Tally, WindowCursor};
-use crate::policy::control::{Outcome, ProcessControl};
+use crate::policy::control::{Outcome, RunControls};
 use crate::rng::{ClientRng, ClientSeeds};
 use crate::series::{recovered_at, OverloadTally, SeriesBuilder, Sketch};
 use crate::server::{Job, Server};
@@ -192,8 +194,8 @@ struct Loop<'a> {
     sketch: Sketch,
     /// The service demand is drawn only for a capacity server.
     service: Option<Dist>,
-    /// Each process's retry control; empty when the run has none.
-    controls: Vec<ProcessControl>,
+    /// The retry controls' states, per process and shared ([`RunControls`]).
+    controls: RunControls,
     /// Browser tabs, when the run models them.
     tabs: Option<CallTabs>,
 }
@@ -233,11 +235,7 @@ pub fn simulate_calls(spec: &RunSpec) -> (Tally, OverloadTally) {
         series: SeriesBuilder::new(overload.series_bin),
         sketch: Sketch::new(),
         service,
-        controls: if spec.controls.is_none() {
-            Vec::new()
-        } else {
-            vec![spec.controls.start(); spec.clients as usize]
-        },
+        controls: RunControls::new(&spec.controls, spec.clients),
         tabs: spec.browser.is_active().then(|| {
             let mut rules = TabRules::new(spec);
             CallTabs {

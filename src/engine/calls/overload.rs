@@ -7,6 +7,8 @@ use crate::workload::Arrivals;
 
 use crate::engine::NetworkDelay;
 
+use super::StickyFailures;
+
 /// What the call loop adds to a run: arrivals, timeouts, network delay, triggers and the
 /// series. The default adds nothing (a herd, no timeout, no delay, no trigger).
 #[derive(Clone, Debug, PartialEq)]
@@ -23,6 +25,8 @@ pub struct Overload {
     pub series_bin: SimDuration,
     /// How long the series must stay healthy to count as recovered.
     pub recovery_hold: SimDuration,
+    /// Client processes whose every attempt fails (none by default).
+    pub sticky: StickyFailures,
 }
 
 impl Default for Overload {
@@ -34,6 +38,7 @@ impl Default for Overload {
             triggers: Triggers::default(),
             series_bin: SimDuration::from_secs(1),
             recovery_hold: SimDuration::from_secs(5),
+            sticky: StickyFailures::default(),
         }
     }
 }
@@ -45,6 +50,7 @@ impl Overload {
             || self.timeout.is_some()
             || self.network.is_some()
             || !self.triggers.is_empty()
+            || self.sticky.is_active()
     }
 
     /// When the last trigger ends: an outage, a degradation or a spike.
@@ -113,6 +119,7 @@ impl Overload {
                 .iter()
                 .map(|d| format!("degrade {}..{}@{}", at(d.from), at(d.to), d.factor)),
         );
+
         if parts.is_empty() {
             "none".to_string()
         } else {

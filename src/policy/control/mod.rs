@@ -12,12 +12,14 @@
 pub mod adaptive;
 pub mod breaker;
 pub mod budget;
+pub mod scope;
 pub mod spec;
 pub mod throttle;
 pub mod window;
 
 pub use breaker::{Breaker, BreakerState, Circuit};
 pub use budget::{Budget, BudgetState, DepositOn, Outcome, BUDGETS};
+pub use scope::{RunControls, Scope};
 pub use spec::SpecError;
 pub use throttle::{sre_rejection, Gate, Throttle, ThrottleState};
 
@@ -375,6 +377,10 @@ pub struct Controls {
     pub breaker: Breaker,
     /// The adaptive throttle.
     pub throttle: Throttle,
+    /// Whose state the budget keeps: each process its own, or one for all.
+    pub budget_scope: Scope,
+    /// Whose state the breaker keeps.
+    pub breaker_scope: Scope,
 }
 
 impl Default for Controls {
@@ -383,6 +389,8 @@ impl Default for Controls {
             budget: Budget::None,
             breaker: Breaker::None,
             throttle: Throttle::None,
+            budget_scope: Scope::Client,
+            breaker_scope: Scope::Client,
         }
     }
 }

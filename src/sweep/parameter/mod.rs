@@ -13,7 +13,7 @@ mod table;
 pub use table::{FROM_PRESET, PARAMETERS, PRESET_NAMES};
 
 use crate::config::{Scenario, ScenarioFile};
-use crate::policy::control::{Breaker, Budget, SpecError, Throttle};
+use crate::policy::control::{Breaker, Budget, Scope, SpecError, Throttle};
 use crate::policy::Strategy;
 use crate::time::{parse_duration, SimDuration};
 
@@ -53,9 +53,15 @@ impl Control {
     /// only the parameters that differ from the defaults (`grpc:max_tokens=20`), so that one
     /// control has one text in the CSV and the seed label however it was typed.
     pub fn canonical(self, text: &str) -> Result<String, SpecError> {
+        // A budget's or breaker's `scope=global` is kept, last (see [`Scope::split`]).
+        let scoped = |short: fn(&str) -> Result<String, SpecError>| {
+            let (rest, scope) = Scope::split(text)?;
+            let text = short(&rest)?;
+            Ok::<_, SpecError>(format!("{text}{}", scope.suffix(&text)))
+        };
         Ok(match self {
-            Control::Budget => short_budget(&Budget::parse(text)?),
-            Control::Breaker => short_breaker(&Breaker::parse(text)?),
+            Control::Budget => scoped(|t| Ok(short_budget(&Budget::parse(t)?)))?,
+            Control::Breaker => scoped(|t| Ok(short_breaker(&Breaker::parse(t)?)))?,
             Control::Throttle => short_throttle(&Throttle::parse(text)?),
         })
     }

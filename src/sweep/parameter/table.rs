@@ -27,7 +27,7 @@ fn server_file(file: &mut ScenarioFile) -> &mut crate::config::ServerFile {
 /// Every parameter a sweep can vary, in grid order: the first varies slowest, the last
 /// fastest (docs/sweeps-and-clusters.md lists them). Strategy comes first so that a sweep's rows group by
 /// strategy.
-pub static PARAMETERS: [Parameter; 37] = [
+pub static PARAMETERS: [Parameter; 38] = [
     Parameter {
         name: "strategy",
         column: "strategy",
@@ -329,12 +329,23 @@ pub static PARAMETERS: [Parameter; 37] = [
         },
     },
     Parameter {
+        name: "sticky-failures",
+        column: "sticky_failures",
+        kind: Kind::Decimal,
+        help: "The fraction of client processes whose every attempt fails, e.g. 0,0.1,0.2",
+        set: |f, v| f.sticky_failures = Some(v.decimal()),
+        get: |s| s.overload.sticky.fraction.to_string(),
+    },
+    Parameter {
         name: "budget",
         column: "budget",
         kind: Kind::Control(Control::Budget),
         help: "Retry budgets, e.g. none,token-bucket,grpc:max_tokens=20,token_ratio=0.2 (a key=value item belongs to the budget before it)",
         set: |f, v| f.budget = Some(v.text()),
-        get: |s| short_budget(&s.controls.budget),
+        get: |s| {
+            let text = short_budget(&s.controls.budget);
+            format!("{text}{}", s.controls.budget_scope.suffix(&text))
+        },
     },
     Parameter {
         name: "breaker",
@@ -342,7 +353,10 @@ pub static PARAMETERS: [Parameter; 37] = [
         kind: Kind::Control(Control::Breaker),
         help: "Circuit breakers, e.g. none,retries:ratio=0.1,window=all (a key=value item belongs to the breaker before it)",
         set: |f, v| f.breaker = Some(v.text()),
-        get: |s| short_breaker(&s.controls.breaker),
+        get: |s| {
+            let text = short_breaker(&s.controls.breaker);
+            format!("{text}{}", s.controls.breaker_scope.suffix(&text))
+        },
     },
     Parameter {
         name: "throttle",
