@@ -9,12 +9,14 @@
 //! [`sweep`] runs grids of scenarios over many seeds into CSV. [`time`] and [`rng`]
 //! hold the two rules everything else relies on: integer nanoseconds, and one documented
 //! seeding rule. [`fixture`] plays scripted scenarios through the same [`policy`] code, one
-//! client at a time, to pin a retry policy in CI. The library never imports clap; the binary's
+//! client at a time, to pin a retry policy in CI; [`client`] offers the same policies to real
+//! clients, over a real clock. The library never imports clap; the binary's
 //! `cli` module (src/cli/) does.
 
 #![warn(missing_docs)]
 
 pub mod chart;
+pub mod client;
 pub mod config;
 pub mod engine;
 pub mod experiment;
