@@ -6,7 +6,8 @@
 //! [`experiment`] (runs strategies in parallel) → [`engine`] (the event loop) → [`policy`]
 //! (retry strategies) and [`server`] (server models) → [`metrics`] (what is counted) →
 //! [`report`] (tables, JSON, CSV), [`chart`] (PNG and SVG) and [`output`] (files written whole).
-//! [`sweep`] runs grids of scenarios over many seeds into CSV. [`time`] and [`rng`]
+//! [`sweep`] runs grids of scenarios over many seeds into CSV; [`boundary`], a layer above it,
+//! searches an axis for the value at which the collapse probability crosses a level. [`time`] and [`rng`]
 //! hold the two rules everything else relies on: integer nanoseconds, and one documented
 //! seeding rule. [`fixture`] plays scripted scenarios through the same [`policy`] code, one
 //! client at a time, to pin a retry policy in CI; [`client`] offers the same policies to real
@@ -15,6 +16,7 @@
 
 #![warn(missing_docs)]
 
+pub mod boundary;
 pub mod chart;
 pub mod client;
 pub mod config;

@@ -22,7 +22,8 @@ use herd_sim::report::Format;
 use herd_sim::sweep::{self, shard::ShardRun, sink::RowSink, Plan, SweepError};
 
 use cli::{
-    Command, FixtureArgs, FixtureFormat, MergeArgs, PlotArgs, RunArgs, SweepArgs, TracePolicyArgs,
+    BoundaryArgs, Command, FixtureArgs, FixtureFormat, MergeArgs, PlotArgs, RunArgs, SweepArgs,
+    TracePolicyArgs,
 };
 
 fn main() -> ExitCode {
@@ -34,6 +35,7 @@ fn main() -> ExitCode {
         Some(Command::Sweep(args)) => sweep(args),
         Some(Command::Merge(args)) => merge(args),
         Some(Command::TracePolicy(args)) => trace_policy(args),
+        Some(Command::Boundary(args)) => boundary(args),
         Some(Command::Presets(_)) => {
             print!("{}", herd_sim::config::presets_table());
             Ok(())
@@ -49,7 +51,11 @@ fn main() -> ExitCode {
             let bad_sweep_input = error
                 .downcast_ref::<SweepError>()
                 .is_some_and(SweepError::is_bad_input);
+            let bad_boundary_input = error
+                .downcast_ref::<herd_sim::boundary::BoundaryError>()
+                .is_some_and(herd_sim::boundary::BoundaryError::is_bad_input);
             if error.downcast_ref::<ConfigError>().is_some()
+                || bad_boundary_input
                 || error.downcast_ref::<FixtureError>().is_some()
                 || bad_chart_input
                 || bad_sweep_input
@@ -341,7 +347,7 @@ fn sweep(args: SweepArgs) -> anyhow::Result<()> {
     if let Some(run) = &shard {
         run.begin()?;
     }
-    let bar = progress_bar(plan.rows(), args.quiet);
+    let bar = progress_bar(plan.rows(), args.quiet, "rows");
     let outcome = sweep::run_in(&pool, &plan, sink, &|done| bar.set_position(done));
     bar.finish_and_clear();
     match outcome {
@@ -357,6 +363,22 @@ fn sweep(args: SweepArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// `herd-sim boundary`: validate, open the output, search with a progress bar of runs spent,
+/// write the report whole.
+fn boundary(args: BoundaryArgs) -> anyhow::Result<()> {
+    let plan = herd_sim::boundary::BoundaryPlan::new(args.spec()?)?;
+    let note = check_work(plan.work_estimate(), "boundary search", args.yes)?;
+    let pool = sweep::thread_pool(args.threads.map(|n| n as usize))?;
+    let out = create_output(&args.out)?;
+    if let Some(note) = note {
+        eprintln!("note: {note}");
+    }
+    let bar = progress_bar(plan.max_runs(), args.quiet, "runs (at most)");
+    let report = plan.run(&pool, &|done| bar.set_position(done));
+    bar.finish_and_clear();
+    commit(out, &report?.serialize(args.format.into()))
+}
+
 /// `herd-sim merge`: the shards of one sweep into the file one machine writes.
 fn merge(args: MergeArgs) -> anyhow::Result<()> {
     sweep::merge::merge(&args.inputs, &args.out, args.aggregate)?;
@@ -365,20 +387,22 @@ fn merge(args: MergeArgs) -> anyhow::Result<()> {
 
 /// The one progress-bar factory: on stderr, with rate and ETA; hidden when stderr is not a
 /// terminal (indicatif checks) or with `--quiet`, so stdout stays clean for the CSV.
-fn progress_bar(rows: u64, quiet: bool) -> indicatif::ProgressBar {
+fn progress_bar(rows: u64, quiet: bool, what: &str) -> indicatif::ProgressBar {
     if quiet || !std::io::stderr().is_terminal() {
         return indicatif::ProgressBar::hidden();
     }
     let bar = indicatif::ProgressBar::new(rows);
     bar.set_style(
-        indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} rows  {rate}  ETA {eta}")
-            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
-            .with_key(
-                "rate",
-                |state: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
-                    let _ = write!(w, "{:.1} rows/s", state.per_sec());
-                },
-            ),
+        indicatif::ProgressStyle::with_template(&format!(
+            "{{bar:40}} {{pos}}/{{len}} {what}  {{rate}}  ETA {{eta}}"
+        ))
+        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
+        .with_key(
+            "rate",
+            |state: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
+                let _ = write!(w, "{:.1}/s", state.per_sec());
+            },
+        ),
     );
     bar
 }

@@ -3,6 +3,7 @@
 //! config file. Parsers here only check what the user typed; ranges and relations between
 //! fields are checked once, by [`ScenarioFile::validate`].
 
+mod boundary;
 mod browser;
 mod control;
 mod errors;
@@ -14,6 +15,7 @@ mod sweep;
 mod trace_policy;
 mod values;
 
+pub use boundary::BoundaryArgs;
 pub use browser::BrowserArgs;
 pub use control::ControlArgs;
 pub use errors::one_line;
@@ -168,4 +170,9 @@ pub enum Command {
     ///
     /// Example: herd-sim trace-policy --preset grpc --outcomes error*4,success
     TracePolicy(TracePolicyArgs),
+    /// Find where a scenario tips over: the axis value at which the collapse probability
+    /// crosses --level, with a 95 % interval, by an adaptive search over seeds.
+    ///
+    /// Example: herd-sim boundary --config configs/collapse-spike.toml --axis spike-rate --range 40..120
+    Boundary(BoundaryArgs),
 }

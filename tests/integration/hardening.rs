@@ -81,7 +81,7 @@ fn clap_errors_are_one_line_naming_the_flag_the_value_and_what_is_accepted() {
         ),
         (
             &["--seeds", "3"],
-            "(hint: --seeds belongs to `herd-sim sweep`; or did you mean '--seed'?)",
+            "(hint: --seeds belongs to `herd-sim sweep` and `herd-sim boundary`; or did you mean '--seed'?)",
         ),
         (
             &["sweep", "--seeds", "many"],
@@ -115,7 +115,7 @@ fn clap_errors_are_one_line_naming_the_flag_the_value_and_what_is_accepted() {
         ),
         (
             &["merge", "--seeds", "3"],
-            "(hint: --seeds belongs to `herd-sim sweep`)",
+            "(hint: --seeds belongs to `herd-sim sweep` and `herd-sim boundary`)",
         ),
     ];
     for (args, expected) in cases {
@@ -584,7 +584,8 @@ fn every_commands_help_passes_claps_own_checks_of_the_definition() {
             "sweep",
             "presets",
             "merge",
-            "trace-policy"
+            "trace-policy",
+            "boundary"
         ],
         "{top}"
     );

@@ -80,7 +80,7 @@ const SCRIPTS: [&str; 1] = ["deploy/local.sh"];
 
 /// The files checked here: the README, then the guide in `docs/` (every `.md` there must be
 /// listed: [`every_markdown_file_of_the_guide_is_checked`]).
-const DOCS: [&str; 12] = [
+const DOCS: [&str; 13] = [
     "README.md",
     "docs/README.md",
     "docs/model.md",
@@ -89,6 +89,7 @@ const DOCS: [&str; 12] = [
     "docs/retry-control.md",
     "docs/browser-tabs.md",
     "docs/sweeps-and-clusters.md",
+    "docs/boundary.md",
     "docs/charts-and-reports.md",
     "docs/fixture.md",
     "docs/incidents.md",
@@ -443,6 +444,11 @@ fn every_block_of_the_retry_control_guide_is_what_the_binary_does() {
 #[test]
 fn every_block_of_the_browser_tabs_guide_is_what_the_binary_does() {
     guide("docs/browser-tabs.md", 3);
+}
+
+#[test]
+fn every_block_of_the_boundary_guide_is_what_the_binary_does() {
+    guide("docs/boundary.md", 3);
 }
 
 #[test]
