@@ -48,6 +48,9 @@ pub struct CallLoopResult {
     /// `attempts`: attempts = succeeded + timed_out + refusals_read (runs go on until nothing
     /// is pending; a cancelling server's dropped requests time out first).
     pub refusals_read: u64,
+    /// Requests a cancelling server (`--server-cancels`) dropped unserved and unanswered,
+    /// their client gone: every request is in the served or the refused histogram, or here.
+    pub dropped: u64,
     /// Answers (served or refused) that came after their attempt's timeout, ignored.
     pub late_answers: u64,
     /// Median send-to-answer time of the successful attempts, seconds (sketch, within 0.4 %);
@@ -105,6 +108,7 @@ impl CallLoopResult {
             controlled: false,
             timed_out: tally.timed_out,
             refusals_read: tally.refused,
+            dropped: tally.dropped,
             late_answers: tally.late,
             latency_p50_s: tally.latency_p50_ns.map(secs),
             latency_p99_s: tally.latency_p99_ns.map(secs),

@@ -403,6 +403,9 @@ pub struct OverloadTally {
     pub refused: u64,
     /// Answers that arrived after their attempt's timeout (ignored).
     pub late: u64,
+    /// Requests a cancelling server dropped unserved and unanswered, their client gone: at
+    /// arrival, or at their turn in the queue. Requests are served, refused or dropped.
+    pub dropped: u64,
     /// Sum of the successful attempts' send-to-answer times.
     pub latency_sum_ns: u128,
     /// Median send-to-answer time of successful attempts over the run (sketch).

@@ -50,7 +50,7 @@ pub const BROWSER_COLUMNS: [&str; 4] = [
 /// it has a trigger and never recovers, 0 when it recovers, empty without a trigger, so its
 /// aggregate mean is the fraction of seeds that never recover (a collapse probability).
 /// `retries_denied` and `calls_rejected_locally` are the retry controls' counts (0 without).
-pub const CALL_METRICS: [&str; 12] = [
+pub const CALL_METRICS: [&str; 13] = [
     "calls",
     "amplification",
     "goodput_pct",
@@ -58,6 +58,7 @@ pub const CALL_METRICS: [&str; 12] = [
     "calls_rejected_locally",
     "timed_out",
     "refusals_read",
+    "dropped",
     "latency_p50_s",
     "latency_p99_s",
     "abandoned_work_s",
@@ -79,6 +80,7 @@ pub fn call_metric_values(calls: Option<&CallLoopResult>) -> Vec<String> {
         c.calls_rejected_locally.to_string(),
         c.timed_out.to_string(),
         c.refusals_read.to_string(),
+        c.dropped.to_string(),
         optional(c.latency_p50_s),
         optional(c.latency_p99_s),
         c.abandoned_work_s.to_string(),

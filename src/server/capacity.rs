@@ -117,6 +117,8 @@ pub struct Capacity {
     waiting: VecDeque<Job>,
     /// Waiting requests counted out by [`Capacity::cancel_waiting`] and not yet skipped.
     cancelled: u64,
+    /// Cancelled requests skipped at their turn so far.
+    skipped: u64,
 }
 
 impl Capacity {
@@ -127,6 +129,7 @@ impl Capacity {
             busy: 0,
             waiting: VecDeque::new(),
             cancelled: 0,
+            skipped: 0,
         }
     }
 
@@ -196,12 +199,18 @@ impl Capacity {
             }?;
             if self.rule.cancels && abandoned(&job) {
                 self.cancelled -= 1;
+                self.skipped += 1;
                 continue;
             }
             let service = self.service_time(job.demand, factor);
             self.busy += 1;
             return Some((job, service));
         }
+    }
+
+    /// Cancelled requests dropped from the queue at their turn, unserved, so far.
+    pub fn skipped(&self) -> u64 {
+        self.skipped
     }
 
     /// A waiting request's client gave up and the server cancels: it no longer counts as

@@ -666,7 +666,7 @@ fn a_call_loop_runs_csv_json_and_sweep_row_carry_the_same_figures() {
     let json: serde_json::Value = serde_json::from_slice(&run("json")).unwrap();
     let result = &json["results"][0];
     let names = &csv[0][csv[0].iter().position(|c| c == "attempts").unwrap()..];
-    assert_eq!(names.len(), 13, "{names:?}");
+    assert_eq!(names.len(), 14, "{names:?}");
     for name in names {
         let value = column(&csv, name);
         assert_eq!(value, column(&sweep, name), "{name}");

@@ -322,13 +322,13 @@ fn check_result(scenario: &Scenario, r: &RunResult, text: &str) -> Result<(), Te
     let bin = scenario.bin.as_secs_f64();
     // Histograms sum to the summary's counts.
     prop_assert_eq!(r.histogram.total(), s.total, "{}", text);
-    // Every request arriving is served or refused; a cancelling server drops, unanswered,
-    // the requests whose client has given up on them.
+    // Every request arriving is served or refused, or dropped unanswered by a cancelling
+    // server (its client gone), counted `dropped`.
     let answered = r.histogram_served.total() + r.histogram_refused.total();
-    if text.contains("server_cancels = true") {
-        prop_assert!(answered <= s.requests, "{}", text);
-    } else {
-        prop_assert_eq!(answered, s.requests, "{}", text);
+    let dropped = r.calls.as_ref().map_or(0, |c| c.dropped);
+    prop_assert_eq!(answered + dropped, s.requests, "{}", text);
+    if !text.contains("server_cancels = true") {
+        prop_assert_eq!(dropped, 0, "{}", text);
     }
     prop_assert_eq!(r.histogram_refused.total(), s.refused, "{}", text);
     let paused = s.paused.unwrap_or(0);

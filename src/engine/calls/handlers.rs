@@ -253,6 +253,7 @@ impl Loop<'_> {
             Server::Capacity(c) => {
                 if c.rule.cancels && Self::abandoned(&self.calls, &job) {
                     // Its client gave up while it travelled: dropped unread.
+                    self.totals.dropped += 1;
                     return;
                 }
                 c.arrive(job, factor)

@@ -282,6 +282,10 @@ pub fn simulate_calls(spec: &RunSpec) -> (Tally, OverloadTally) {
     }
     let in_system = run.in_system();
     let mut totals = run.totals;
+    if let Server::Capacity(c) = &run.server {
+        // Dropped at their turn in the queue (those dropped at arrival are counted there).
+        totals.dropped += c.skipped();
+    }
     totals.events = events;
     totals.pending = run.calls.iter().filter(|c| c.outstanding).count() as u64;
     totals.latency_p50_ns = run.sketch.quantile(0.5);

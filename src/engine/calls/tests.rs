@@ -131,12 +131,16 @@ fn lifo_serves_the_latest_first_by_hand() {
     );
     let (lifo, t) = lifo_or_fifo(QueueOrder::Lifo, false);
     assert_eq!(lifo, [S, half, half, 2 * S]);
-    assert_eq!((t.calls_succeeded, t.abandoned_work_ns), (2, 2 * S));
+    assert_eq!(
+        (t.calls_succeeded, t.abandoned_work_ns, t.dropped),
+        (2, 2 * S, 0)
+    );
     for order in QueueOrder::ALL {
         let (_, t) = lifo_or_fifo(order, true);
+        // The one dropped is neither served nor refused: counted `dropped`.
         assert_eq!(
-            (t.calls_succeeded, t.abandoned_work_ns, t.late),
-            (2, S, 1),
+            (t.calls_succeeded, t.abandoned_work_ns, t.late, t.dropped),
+            (2, S, 1, 1),
             "{order:?}"
         );
         // At 3 s (the end of window 2) one request is in service and the cancelled one
