@@ -9,11 +9,12 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::config::{Published, Scenario};
-use crate::engine::{simulate, simulate_all};
+use crate::engine::{simulate, simulate_observed};
 use crate::metrics::{Histogram, ReplicateSpread, Summary};
 use crate::overload::CallLoopResult;
 use crate::policy::Strategy;
 use crate::time::SimTime;
+use crate::trace::{NoTrace, Observer, RunInfo, TraceWriter};
 
 /// One strategy's result: the scenario it ran, its summary figures and its histogram. The
 /// field names are the JSON names (docs/model.md documents each).
@@ -96,10 +97,39 @@ pub fn run(scenario: &Scenario) -> Report {
     Report { results }
 }
 
+/// [`run`], every attempt of replicate 0 of each strategy written to `trace`: the
+/// strategies one after another, in order, so the trace is the same for any thread count.
+pub fn run_traced<W: std::io::Write>(scenario: &Scenario, trace: &mut TraceWriter<W>) -> Report {
+    let results = scenario
+        .strategies
+        .iter()
+        .enumerate()
+        .map(|(index, &strategy)| {
+            let spec = scenario.replicate_spec(strategy, 0);
+            trace.begin_run(RunInfo {
+                index: index as u32,
+                strategy: strategy.to_string(),
+                seed: spec.seed,
+                clients: spec.clients,
+                per_client: !spec.uses_call_loop()
+                    && (spec.work != crate::engine::Work::Items(1)
+                        || spec.server.reads_before_writing()),
+            });
+            run_one_observed(scenario, strategy, &mut *trace)
+        })
+        .collect();
+    Report { results }
+}
+
 /// Runs one strategy of `scenario` (every replicate of it).
 pub fn run_one(scenario: &Scenario, strategy: Strategy) -> RunResult {
+    run_one_observed(scenario, strategy, NoTrace)
+}
+
+/// [`run_one`], replicate 0's attempts told to `trace`.
+fn run_one_observed<O: Observer>(scenario: &Scenario, strategy: Strategy, trace: O) -> RunResult {
     let spec = scenario.replicate_spec(strategy, 0);
-    let (tally, calls) = simulate_all(&spec, scenario.path);
+    let (tally, calls) = simulate_observed(&spec, scenario.path, trace);
     let calls = calls.map(|totals| {
         let o = &scenario.overload;
         CallLoopResult::new(

@@ -34,4 +34,5 @@ pub mod server;
 pub mod sniff;
 pub mod sweep;
 pub mod time;
+pub mod trace;
 pub mod workload;

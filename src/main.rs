@@ -18,6 +18,7 @@ use herd_sim::experiment;
 use herd_sim::fixture::{Fixture, FixtureError};
 use herd_sim::output::{OutputFile, OutputTarget};
 use herd_sim::report::Format;
+use herd_sim::trace::{Sample, TraceFormat, TraceWriter};
 
 use herd_sim::sweep::{self, shard::ShardRun, sink::RowSink, Plan, SweepError};
 
@@ -90,6 +91,15 @@ struct ValidRun<'a> {
     scenario: herd_sim::config::Scenario,
     series_out: Option<&'a std::path::Path>,
     charts: Vec<(&'a std::path::Path, ImageFormat)>,
+    trace: Option<ValidTrace<'a>>,
+}
+
+/// `--trace` once checked: where, how, which clients, and the note a large one prints.
+struct ValidTrace<'a> {
+    path: &'a std::path::Path,
+    format: TraceFormat,
+    sample: Sample,
+    note: Option<String>,
 }
 
 fn validate_run(file: ScenarioFile, args: &RunArgs) -> anyhow::Result<ValidRun<'_>> {
@@ -127,6 +137,28 @@ fn validate_run(file: ScenarioFile, args: &RunArgs) -> anyhow::Result<ValidRun<'
         || args.overload.series_out.is_some();
     scenario.check_memory_with(dense)?;
     scenario.check_reservable(dense)?;
+    let trace = match &args.trace {
+        Some(path) => {
+            let format = TraceFormat::for_path(path)?;
+            let sample = Sample::new(args.trace_sample.unwrap_or(1.0))?;
+            let note = scenario.check_trace(sample.fraction(), dense, args.yes)?;
+            Some(ValidTrace {
+                path,
+                format,
+                sample,
+                note,
+            })
+        }
+        None if args.trace_sample.is_some() => {
+            return Err(ConfigError::Invalid {
+                field: "--trace-sample",
+                value: args.trace_sample.unwrap_or(1.0).to_string(),
+                accepted: "only with --trace PATH".into(),
+            }
+            .into())
+        }
+        None => None,
+    };
     // --series-out names a series only a call-loop run has; --png/--svg draw that series.
     let call_loop = scenario.run_spec(scenario.strategies[0]).uses_call_loop();
     let series_out = match &args.overload.series_out {
@@ -167,6 +199,7 @@ fn validate_run(file: ScenarioFile, args: &RunArgs) -> anyhow::Result<ValidRun<'
         scenario,
         series_out,
         charts,
+        trace,
     })
 }
 
@@ -188,6 +221,7 @@ fn check_distinct_outputs(args: &RunArgs) -> anyhow::Result<()> {
         ("--series-out", &args.overload.series_out),
         ("--png", &args.png),
         ("--svg", &args.svg),
+        ("--trace", &args.trace),
     ] {
         let Some(path) = path else { continue };
         let this = target(path)?;
@@ -224,10 +258,32 @@ fn execute_run(run: ValidRun<'_>, args: &RunArgs, note: Option<String>) -> anyho
         .into_iter()
         .map(|(path, format)| Ok((create_output(path)?, format)))
         .collect::<anyhow::Result<Vec<_>>>()?;
-    if let Some(note) = note {
+    let trace = match &run.trace {
+        Some(t) => Some((create_output(t.path)?, t)),
+        None => None,
+    };
+    for note in note
+        .iter()
+        .chain(run.trace.as_ref().and_then(|t| t.note.as_ref()))
+    {
         eprintln!("note: {note}");
     }
-    let report = experiment::run(&run.scenario);
+    let report = match trace {
+        None => experiment::run(&run.scenario),
+        Some((mut file, t)) => {
+            let mut writer = TraceWriter::new(file.writer(), t.format, t.sample);
+            let report = experiment::run_traced(&run.scenario, &mut writer);
+            match writer.finish() {
+                // `--trace - | head`: the reader has all it wanted.
+                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
+                other => {
+                    other.with_context(|| format!("cannot write {}", t.path.display()))?;
+                }
+            }
+            commit(file, &[])?;
+            report
+        }
+    };
     let bytes = Format::from(args.format).exporter().serialize(&report)?;
     match out {
         Some(file) => commit(file, &bytes)?,

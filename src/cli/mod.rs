@@ -88,7 +88,8 @@ pub fn command() -> clap::Command {
         let model = arg
             .get_help_heading()
             .is_some_and(|heading| MODEL_HEADINGS.contains(&heading));
-        arg.hide_short_help(model)
+        let hidden = arg.is_hide_short_help_set();
+        arg.hide_short_help(model || hidden)
     })
 }
 

@@ -150,6 +150,19 @@ pub struct RunArgs {
     #[arg(help_heading = GENERAL, long, value_name = "WxH", value_parser = parse_chart_size)]
     pub chart_size: Option<ChartSize>,
 
+    /// Every attempt as a JSON line (CSV for .csv; `-`: stdout).
+    ///
+    /// `.jsonl`, `.ndjson` or no extension: JSON lines; `.csv`: CSV with a header. Streamed
+    /// as the run goes; docs/reports.md lists the fields. The clients kept by
+    /// --trace-sample are drawn from the run seed.
+    #[arg(help_heading = GENERAL, long, value_name = "PATH")]
+    pub trace: Option<PathBuf>,
+
+    /// With --trace: fraction of clients kept [default: 1].
+    #[arg(help_heading = GENERAL, long, value_name = "F", value_parser = parse_number,
+          hide_short_help = true)]
+    pub trace_sample: Option<f64>,
+
     /// Simulation path; results are the same on every path.
     ///
     /// `auto` takes the fast independent-client path when the server allows.

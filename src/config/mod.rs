@@ -29,6 +29,7 @@ mod preset;
 mod requests;
 mod saturating;
 mod server;
+mod trace_size;
 mod unread;
 mod workload;
 
@@ -43,6 +44,7 @@ pub use requests::{
 };
 pub use saturating::Sat;
 pub use server::{LimitedModel, LimiterRule, ServerFile, ServerModel, SERVER_MODELS};
+pub use trace_size::TRACE_BYTES_LIMIT;
 pub use unread::Unread;
 pub use workload::{Bound, DistText, IntervalText, Intervals, RateText};
 

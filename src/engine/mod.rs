@@ -38,6 +38,7 @@ use crate::policy::{Decision, Policy, Strategy};
 use crate::rng::{ClientRng, ClientSeeds};
 use crate::server::{Response, Server};
 use crate::time::{SimDuration, SimTime};
+use crate::trace::{Attempt, Next, NoTrace, Observer, Outcome};
 
 /// Clients simulated per parallel block on the independent path. Large enough that seeding a
 /// block's ChaCha and merging its histogram are noise; small enough to balance two cores.
@@ -213,6 +214,8 @@ trait Exchange: Copy {
     fn answer_delay(latency: &Latency, network: &NetworkDelay, rng: &mut ClientRng) -> SimDuration;
     /// Sends an attempt at `send`: returns when it reaches the server (its event's time).
     fn send(&mut self, send: SimTime, network: &NetworkDelay, rng: &mut ClientRng) -> SimTime;
+    /// When the attempt reaching the server at `arrival` was sent, if the event knows.
+    fn sent(arrival: SimTime) -> Option<SimTime>;
 }
 
 /// One request, answered where it arrives; the round trip is [`Latency`], all of it counted
@@ -242,6 +245,10 @@ impl Exchange for Single {
     #[inline(always)]
     fn send(&mut self, send: SimTime, _network: &NetworkDelay, _rng: &mut ClientRng) -> SimTime {
         send
+    }
+    #[inline(always)]
+    fn sent(arrival: SimTime) -> Option<SimTime> {
+        Some(arrival)
     }
 }
 
@@ -283,6 +290,12 @@ impl Exchange for ReadWrite {
         self.read_before = SimDuration(read_answer.0 + write.0);
         read + self.read_before
     }
+    #[inline(always)]
+    fn sent(_arrival: SimTime) -> Option<SimTime> {
+        // Not kept in the event (it would grow every `occ` event by 8 bytes): the trace
+        // writer takes it from the client's previous attempt.
+        None
+    }
 }
 
 /// How a run finds the window of each request: a [`WindowCursor`] on the event queue, whose
@@ -314,8 +327,9 @@ impl FindWindow for Windows {
     }
 }
 
-/// What every client shares in one run: the rules, the pool and the counts.
-struct Run<'a, F> {
+/// What every client shares in one run: the rules, the pool, the counts and the observer of
+/// its attempts ([`NoTrace`] unless traced).
+struct Run<'a, F, O = NoTrace> {
     policy: Policy,
     latency: Latency,
     network: NetworkDelay,
@@ -330,11 +344,12 @@ struct Run<'a, F> {
     /// Finds each request's window.
     windows: F,
     tally: &'a mut Tally,
+    trace: O,
 }
 
-impl<'a, F: FindWindow> Run<'a, F> {
+impl<'a, F: FindWindow, O: Observer> Run<'a, F, O> {
     /// The shared state of clients `first_id..first_id + clients` of `spec`.
-    fn new(spec: &RunSpec, first_id: u32, clients: u32, tally: &'a mut Tally) -> Self {
+    fn new(spec: &RunSpec, first_id: u32, clients: u32, tally: &'a mut Tally, trace: O) -> Self {
         Run {
             policy: spec.policy,
             latency: spec.latency,
@@ -351,6 +366,7 @@ impl<'a, F: FindWindow> Run<'a, F> {
             first_id,
             windows: F::over(&tally.retries),
             tally,
+            trace,
         }
     }
 
@@ -393,7 +409,37 @@ impl<'a, F: FindWindow> Run<'a, F> {
         client: &mut Client<W, X>,
         response: Response,
     ) -> Option<SimTime> {
-        let retry = client.retries_made > 0;
+        self.answer_seen(time, client, response, |_| None)
+    }
+
+    /// [`Run::answer`], `hidden` telling the observer whether the client's tab is hidden at
+    /// a time (never called without a trace).
+    #[inline(always)]
+    fn answer_seen<W: PreviousWait, X: Exchange>(
+        &mut self,
+        time: SimTime,
+        client: &mut Client<W, X>,
+        response: Response,
+        hidden: impl Fn(SimTime) -> Option<bool>,
+    ) -> Option<SimTime> {
+        let attempt = client.retries_made;
+        let retry = attempt > 0;
+        let id = client.id;
+        let observe = |trace: &mut O, ended: SimTime, outcome: Outcome, next: Next| {
+            if O::ON {
+                trace.attempt(&Attempt {
+                    client: id,
+                    call: None,
+                    attempt,
+                    sent: X::sent(time),
+                    arrived: Some(time),
+                    ended,
+                    outcome,
+                    next,
+                    hidden: hidden(ended),
+                });
+            }
+        };
         let window = self.windows.window_of(time);
         match response {
             Response::Served => {
@@ -402,6 +448,12 @@ impl<'a, F: FindWindow> Run<'a, F> {
                 client.previous.set(self.policy.backoff.base);
                 let more = self.more_work(client);
                 let round_trip = X::answer_delay(&self.latency, &self.network, &mut client.rng);
+                observe(
+                    &mut self.trace,
+                    time + round_trip,
+                    Outcome::Served,
+                    Next::Done,
+                );
                 if !more {
                     self.tally.finish(time + round_trip, client.id, true);
                     return None;
@@ -427,6 +479,12 @@ impl<'a, F: FindWindow> Run<'a, F> {
                     &mut client.rng,
                 ) {
                     Decision::Retry { retry, delay } => {
+                        observe(
+                            &mut self.trace,
+                            time + round_trip,
+                            Outcome::Refused,
+                            Next::Retry(delay),
+                        );
                         client.retries_made = retry;
                         client.previous.set(delay);
                         Some(client.exchange.send(
@@ -436,6 +494,12 @@ impl<'a, F: FindWindow> Run<'a, F> {
                         ))
                     }
                     Decision::GiveUp => {
+                        observe(
+                            &mut self.trace,
+                            time + round_trip,
+                            Outcome::Refused,
+                            Next::GaveUp,
+                        );
                         self.tally.gave_up += 1;
                         self.tally.finish(time + round_trip, client.id, false);
                         None
@@ -455,14 +519,26 @@ pub fn simulate(spec: &RunSpec, path: Path) -> Tally {
 /// Simulates `spec`: what every path counts, and the overload totals and series of a
 /// call-loop run (`None` on the herd paths). The path is ignored for a call-loop run.
 pub fn simulate_all(spec: &RunSpec, path: Path) -> (Tally, Option<crate::series::OverloadTally>) {
-    if spec.uses_call_loop() {
-        let (tally, overload) = simulate_calls(spec);
-        return (tally, Some(overload));
-    }
-    (simulate_herd(spec, path), None)
+    simulate_observed(spec, path, NoTrace)
 }
 
-fn simulate_herd(spec: &RunSpec, path: Path) -> Tally {
+/// [`simulate_all`], telling `trace` every attempt as it ends (see [`crate::trace`]). The
+/// counts are those of the run without it. The independent paths then simulate their blocks
+/// one after another, in client order, so that the attempts come in an order the thread
+/// count does not change.
+pub fn simulate_observed<O: Observer>(
+    spec: &RunSpec,
+    path: Path,
+    trace: O,
+) -> (Tally, Option<crate::series::OverloadTally>) {
+    if spec.uses_call_loop() {
+        let (tally, overload) = calls::simulate_calls_observed(spec, trace);
+        return (tally, Some(overload));
+    }
+    (simulate_herd(spec, path, trace), None)
+}
+
+fn simulate_herd<O: Observer>(spec: &RunSpec, path: Path, trace: O) -> Tally {
     let independent = match path {
         Path::Auto => spec.clients_independent(),
         Path::EventQueue => false,
@@ -474,32 +550,40 @@ fn simulate_herd(spec: &RunSpec, path: Path) -> Tally {
             true
         }
     };
-    match (independent, spec.browser.is_active()) {
-        (true, false) => simulate_independent(spec),
-        (false, false) => simulate_event_queue(spec),
-        (true, true) => browser::herd::simulate_independent(spec),
-        (false, true) => browser::herd::simulate_event_queue(spec),
+    match (independent, spec.browser.is_active(), O::ON) {
+        (true, false, false) => simulate_independent(spec),
+        (true, false, true) => in_order(spec, trace, |first, last, trace| {
+            simulate_block(spec, first, last, trace)
+        }),
+        (false, false, _) => event_queue_observed(spec, trace),
+        (true, true, false) => browser::herd::simulate_independent(spec),
+        (true, true, true) => browser::herd::independent_in_order(spec, trace),
+        (false, true, _) => browser::herd::simulate_event_queue_observed(spec, trace),
     }
 }
 
 /// The general path: one queue, every request in time order (FIFO among equal times).
 pub fn simulate_event_queue(spec: &RunSpec) -> Tally {
+    event_queue_observed(spec, NoTrace)
+}
+
+fn event_queue_observed<O: Observer>(spec: &RunSpec, trace: O) -> Tally {
     let occ = spec.server.reads_before_writing();
     match (spec.policy.strategy.reads_previous_wait(), occ) {
-        (true, false) => event_queue_loop::<SimDuration, Single>(spec),
-        (false, false) => event_queue_loop::<NoWait, Single>(spec),
-        (true, true) => event_queue_loop::<SimDuration, ReadWrite>(spec),
-        (false, true) => event_queue_loop::<NoWait, ReadWrite>(spec),
+        (true, false) => event_queue_loop::<SimDuration, Single, O>(spec, trace),
+        (false, false) => event_queue_loop::<NoWait, Single, O>(spec, trace),
+        (true, true) => event_queue_loop::<SimDuration, ReadWrite, O>(spec, trace),
+        (false, true) => event_queue_loop::<NoWait, ReadWrite, O>(spec, trace),
     }
 }
 
 /// [`simulate_event_queue`] with clients that keep their previous wait in `W` and make
 /// attempts of the shape `X`.
-fn event_queue_loop<W: PreviousWait, X: Exchange>(spec: &RunSpec) -> Tally {
+fn event_queue_loop<W: PreviousWait, X: Exchange, O: Observer>(spec: &RunSpec, trace: O) -> Tally {
     let mut tally = Tally::for_clients(spec.bin, spec.clients);
     let mut server = spec.server.clone();
     server.prepare(spec.clients);
-    let mut run: Run<WindowCursor> = Run::new(spec, 0, spec.clients, &mut tally);
+    let mut run: Run<WindowCursor, O> = Run::new(spec, 0, spec.clients, &mut tally, trace);
     let mut seeds = ClientSeeds::starting_at(spec.seed, 0);
     let mut queue: EventQueue<Client<W, X>> = EventQueue::new();
     if X::FIRST_AT_ZERO {
@@ -547,7 +631,25 @@ fn event_queue_loop<W: PreviousWait, X: Exchange>(spec: &RunSpec) -> Tally {
 /// The fast path for servers whose clients cannot interact: each client's whole life in turn,
 /// blocks of clients in parallel. Same draws, same answers, same tally as the event queue.
 pub fn simulate_independent(spec: &RunSpec) -> Tally {
-    over_blocks(spec, |first, last| simulate_block(spec, first, last))
+    over_blocks(spec, |first, last| {
+        simulate_block(spec, first, last, NoTrace)
+    })
+}
+
+/// The independent paths' blocks one after another on this thread, in client order, each
+/// telling `trace` its attempts: the same tally as [`over_blocks`] (merging is a sum).
+fn in_order<O: Observer>(
+    spec: &RunSpec,
+    mut trace: O,
+    block: impl Fn(u32, u32, &mut O) -> Tally,
+) -> Tally {
+    let mut tally = Tally::new(spec.bin);
+    for b in 0..spec.clients.div_ceil(CLIENTS_PER_BLOCK) {
+        let first = b * CLIENTS_PER_BLOCK;
+        let last = (first + CLIENTS_PER_BLOCK).min(spec.clients);
+        tally.merge(&block(first, last, &mut trace));
+    }
+    tally
 }
 
 /// The independent paths' split: `block(first, last)` simulates clients `first..last`, blocks
@@ -570,11 +672,11 @@ fn over_blocks(spec: &RunSpec, block: impl Fn(u32, u32) -> Tally + Sync) -> Tall
         )
 }
 
-fn simulate_block(spec: &RunSpec, first: u32, last: u32) -> Tally {
+fn simulate_block<O: Observer>(spec: &RunSpec, first: u32, last: u32, trace: O) -> Tally {
     let mut tally = Tally::for_clients(spec.bin, spec.clients);
     let mut server = spec.server.clone();
     server.prepare(spec.clients);
-    let mut run: Run<Windows> = Run::new(spec, first, last - first, &mut tally);
+    let mut run: Run<Windows, O> = Run::new(spec, first, last - first, &mut tally, trace);
     let mut seeds = ClientSeeds::starting_at(spec.seed, u64::from(first));
     for id in first..last {
         let mut client: Client<SimDuration, Single> = run.start(id, seeds.next_rng());

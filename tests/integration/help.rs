@@ -8,7 +8,7 @@ use std::path::Path;
 use crate::{herd_sim, herd_sim_ok};
 
 /// The options every run has, whatever it models: the first heading lists exactly these.
-const GENERAL: [&str; 14] = [
+const GENERAL: [&str; 16] = [
     "--config",
     "--format",
     "--out",
@@ -16,6 +16,8 @@ const GENERAL: [&str; 14] = [
     "--svg",
     "--chart-scale",
     "--chart-size",
+    "--trace",
+    "--trace-sample",
     "--engine",
     "--threads",
     "--max-requests",
@@ -116,7 +118,12 @@ fn short_help_is_a_summary_of_the_general_and_scenario_options() {
     let sections = sections(&short);
     let headings: Vec<&str> = sections.iter().map(|(h, _)| h.as_str()).collect();
     assert_eq!(headings, HEADINGS[..2], "{short}");
-    assert_eq!(sections[0].1, GENERAL);
+    // --trace-sample only in --help: -h keeps --trace.
+    let general: Vec<&str> = GENERAL
+        .into_iter()
+        .filter(|o| *o != "--trace-sample")
+        .collect();
+    assert_eq!(sections[0].1, general);
     // Each option on one entry, no models' option, and where the rest is.
     for option in ["--limit", "--workers", "--budget", "--hidden"] {
         assert!(!short.contains(option), "-h lists {option}");

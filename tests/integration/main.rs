@@ -27,6 +27,7 @@ mod readme;
 mod series_chart;
 mod shard;
 mod sweep;
+mod trace;
 mod trace_policy;
 
 /// The `herd-sim` binary built for these tests.

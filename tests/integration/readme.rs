@@ -16,6 +16,8 @@
 //!   (`cargo run --release -- ARGS` is run as `herd-sim ARGS`).
 //! - ` ```toml ` blocks are config files: each must parse as a scenario with an optional
 //!   `[sweep]` table, and every cell of its grid must validate.
+//! - ` ```python ` blocks are notebook snippets reading what the file's commands wrote: each is
+//!   compiled by `python3`, and run in the scratch folder when pandas is installed.
 //! - ` ```text ` (or any other) blocks are refused: show output in a ` ```console ` block with
 //!   the command that prints it.
 //!
@@ -80,7 +82,7 @@ const SCRIPTS: [&str; 1] = ["deploy/local.sh"];
 
 /// The files checked here: the README, then the guide in `docs/` (every `.md` there must be
 /// listed: [`every_markdown_file_of_the_guide_is_checked`]).
-const DOCS: [&str; 13] = [
+const DOCS: [&str; 14] = [
     "README.md",
     "docs/README.md",
     "docs/model.md",
@@ -91,6 +93,7 @@ const DOCS: [&str; 13] = [
     "docs/sweeps-and-clusters.md",
     "docs/boundary.md",
     "docs/charts-and-reports.md",
+    "docs/reports.md",
     "docs/fixture.md",
     "docs/incidents.md",
     "docs/performance.md",
@@ -367,6 +370,10 @@ fn check_doc(name: &str) -> (usize, Vec<String>, tempfile::TempDir) {
                 Plan::new(spec).unwrap_or_else(|e| panic!("{}: {e}", at(0)));
                 checked += 1;
             }
+            "python" => {
+                run_python(dir.path(), &block.lines.join("\n"), &at(0));
+                checked += 1;
+            }
             other => panic!(
                 "{}: a ```{other} block is not checked; show output in a ```console block \
                  with its `$ herd-sim` command (see tests/integration/readme.rs)",
@@ -408,6 +415,29 @@ fn every_block_of_the_sweeps_guide_is_what_the_binary_does() {
         dir.path(),
         "peak-by-clients.csv",
         &["peak-by-clients-merged.csv", "local.csv"],
+    );
+}
+
+/// Compiles a ` ```python ` block with `python3`, and runs it in `dir` when pandas is there.
+fn run_python(dir: &Path, source: &str, at: &str) {
+    let check = "import sys, importlib.util\n\
+                 src = sys.stdin.read()\n\
+                 code = compile(src, 'block', 'exec')\n\
+                 if importlib.util.find_spec('pandas'):\n    exec(code, {})\n";
+    let mut child = std::process::Command::new("python3")
+        .args(["-c", check])
+        .current_dir(dir)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("{at}: python3: {e}"));
+    std::io::Write::write_all(&mut child.stdin.take().unwrap(), source.as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "{at}: the python block fails: {}",
+        String::from_utf8_lossy(&out.stderr)
     );
 }
 
@@ -459,6 +489,11 @@ fn every_block_of_the_charts_guide_is_what_the_binary_does() {
 #[test]
 fn every_block_of_the_incidents_guide_is_what_the_binary_does() {
     guide("docs/incidents.md", 2);
+}
+
+#[test]
+fn every_block_of_the_reports_guide_is_what_the_binary_does() {
+    guide("docs/reports.md", 4);
 }
 
 #[test]

@@ -116,7 +116,7 @@ use crate::metrics::Histogram;
 fn run_one(s: &RunSpec, tab: Tab) -> Tally {
     let mut tally = Tally::for_clients(s.bin, 1);
     let mut server = s.server.clone();
-    let run: Run<Windows> = Run::new(s, 0, 1, &mut tally);
+    let run: Run<Windows> = Run::new(s, 0, 1, &mut tally, crate::trace::NoTrace);
     let mut tabs = Tabs::new(s, run);
     let mut c: TabClient<crate::engine::NoWait> = tabs.start(s, 0, ClientRng::new(3));
     c.tab = tab;

@@ -7,13 +7,14 @@ use crate::policy::control::{CallEnd, Gate, Outcome};
 use crate::policy::{Decision, Hints};
 use crate::server::{Admission, Job, Response, Server};
 use crate::time::{SimDuration, SimTime};
+use crate::trace::{Attempt, Next, Observer, Outcome as Ended};
 use crate::workload::Arrivals;
 
 use super::{header, unheader, Answer, Call, Ev, Loop, Phase};
 use crate::engine::browser::Reading;
 use crate::engine::Event;
 
-impl Loop<'_> {
+impl<O: Observer> Loop<'_, O> {
     pub(super) fn in_system(&self) -> u64 {
         match &self.server {
             Server::Capacity(c) => c.in_system(),
@@ -77,6 +78,18 @@ impl Loop<'_> {
                 (self.calls.len() - 1) as u32
             }
         };
+        if O::ON {
+            let started = &mut self.traced.calls[process as usize];
+            let traced = super::TracedSlot {
+                number: *started,
+                arrived: None,
+            };
+            *started += 1;
+            match self.traced.slots.get_mut(slot as usize) {
+                Some(s) => *s = traced,
+                None => self.traced.slots.push(traced),
+            }
+        }
         if let Some(t) = &mut self.tabs {
             match t.readings.get_mut(slot as usize) {
                 Some(r) => *r = Reading::default(),
@@ -125,6 +138,9 @@ impl Loop<'_> {
         call.outstanding = true;
         call.phase = Phase::Elsewhere;
         call.sent = now;
+        if O::ON {
+            self.traced.slots[slot as usize].arrived = None;
+        }
         let rng = &mut self.rngs[call.process as usize];
         let demand = self.service.map_or(0, |d| d.draw(rng).as_nanos());
         let fails = match &self.server {
@@ -231,6 +247,9 @@ impl Loop<'_> {
     pub(super) fn arrive(&mut self, now: SimTime, job: Job) {
         let window = self.windows.window_of(now);
         self.tally.requests += 1;
+        if O::ON && job.attempt == self.calls[job.call as usize].attempt {
+            self.traced.slots[job.call as usize].arrived = Some(now);
+        }
         if let Some(t) = &mut self.tabs {
             if job.attempt == self.calls[job.call as usize].attempt {
                 t.rules
@@ -340,10 +359,12 @@ impl Loop<'_> {
             return;
         }
         call.outstanding = false;
+        let (sent, process) = (call.sent, call.process);
+        let seen = self.seen(slot);
         match answer {
             Answer::Served { .. } => {
-                let latency = (now - call.sent).as_nanos();
-                let process = call.process;
+                self.observe(now, seen, Ended::Served, Next::Done);
+                let latency = (now - sent).as_nanos();
                 self.series.success(latency);
                 self.sketch.record(latency);
                 self.totals.latency_sum_ns += u128::from(latency);
@@ -373,14 +394,55 @@ impl Loop<'_> {
                     Outcome::Error
                 };
                 if let Some(t) = &mut self.tabs {
-                    let tab = &t.tabs[call.process as usize];
+                    let tab = &t.tabs[process as usize];
                     let reading = &mut t.readings[slot as usize];
                     t.rules.note(SimTime(at), now, tab, reading, hints);
                 }
                 self.control_attempt(now, slot, outcome);
-                self.retry_or_fail(now, slot, &hints, outcome);
+                let next = self.retry_or_fail(now, slot, &hints, outcome);
+                self.observe(now, seen, Ended::Refused, next);
             }
         }
+    }
+
+    /// What the trace records of the attempt outstanding in `slot`, before its call moves on:
+    /// its process, number, attempt, send and arrival (nothing without a trace).
+    #[inline(always)]
+    fn seen(&self, slot: u32) -> Option<Seen> {
+        if !O::ON {
+            return None;
+        }
+        let call = &self.calls[slot as usize];
+        let traced = self.traced.slots[slot as usize];
+        Some(Seen {
+            process: call.process,
+            call: traced.number,
+            attempt: call.retries_made,
+            sent: call.sent,
+            arrived: traced.arrived,
+        })
+    }
+
+    /// Tells the observer that the attempt `seen` ended at `now` with `outcome`, followed by
+    /// `next`.
+    #[inline(always)]
+    fn observe(&mut self, now: SimTime, seen: Option<Seen>, outcome: Ended, next: Next) {
+        let Some(seen) = seen else { return };
+        let hidden = self.tabs.as_ref().map(|t| {
+            let mut tab = t.tabs[seen.process as usize];
+            t.rules.hidden_at(&mut tab, now)
+        });
+        self.trace.attempt(&Attempt {
+            client: seen.process,
+            call: Some(seen.call),
+            attempt: seen.attempt,
+            sent: Some(seen.sent),
+            arrived: seen.arrived,
+            ended: now,
+            outcome,
+            next,
+            hidden,
+        });
     }
 
     /// Tells the process's control that an attempt of the call in `slot` ended.
@@ -441,19 +503,21 @@ impl Loop<'_> {
         }
         self.totals.timed_out += 1;
         self.series.counts().timed_out += 1;
+        let seen = self.seen(slot);
         self.control_attempt(now, slot, Outcome::Timeout);
-        self.retry_or_fail(now, slot, &Hints::default(), Outcome::Timeout);
+        let next = self.retry_or_fail(now, slot, &Hints::default(), Outcome::Timeout);
+        self.observe(now, seen, Ended::TimedOut, next);
     }
 
     /// The strategy decides; a retry it wants goes only if the process's control allows it
-    /// (a denied retry ends the call, counted in `retries_denied`).
+    /// (a denied retry ends the call, counted in `retries_denied`). Returns what it did.
     pub(super) fn retry_or_fail(
         &mut self,
         now: SimTime,
         slot: u32,
         hints: &Hints,
         outcome: Outcome,
-    ) {
+    ) -> Next {
         let policy = self.spec.policy;
         let call = &mut self.calls[slot as usize];
         let read;
@@ -462,12 +526,12 @@ impl Loop<'_> {
             Some(t) => {
                 if call.retries_made >= policy.max_retries {
                     self.end_failed(now, slot, CallEnd::Failed);
-                    return;
+                    return Next::GaveUp;
                 }
                 if t.rules.pauses(&mut t.tabs[call.process as usize], now) {
                     call.outcome = outcome;
                     self.pause(slot);
-                    return;
+                    return Next::Paused;
                 }
                 read = t.readings[slot as usize].at(now);
                 &read
@@ -487,11 +551,24 @@ impl Loop<'_> {
                 call.retries_made = retry;
                 call.previous = delay;
                 self.push(now + delay, Ev::Send { call: slot });
-                return;
+                return Next::Retry(delay);
             }
             self.totals.retries_denied += 1;
             self.series.counts().retries_denied += 1;
+            self.end_failed(now, slot, CallEnd::Failed);
+            return Next::Denied;
         }
         self.end_failed(now, slot, CallEnd::Failed);
+        Next::GaveUp
     }
+}
+
+/// An attempt as the trace sees it when it ends, taken before its call moves on.
+#[derive(Clone, Copy)]
+pub(super) struct Seen {
+    process: u32,
+    call: u32,
+    attempt: u32,
+    sent: SimTime,
+    arrived: Option<SimTime>,
 }

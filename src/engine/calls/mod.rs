@@ -78,6 +78,7 @@ use crate::rng::{ClientRng, ClientSeeds};
 use crate::series::{recovered_at, OverloadTally, SeriesBuilder, Sketch};
 use crate::server::{Job, Server};
 use crate::time::{SimDuration, SimTime};
+use crate::trace::{NoTrace, Observer};
 use crate::workload::{Arrivals, Dist};
 
 use super::{Event, EventQueue, RunSpec};
@@ -176,7 +177,7 @@ fn unheader(n: u64) -> Option<SimDuration> {
     (n != NONE).then_some(SimDuration(n))
 }
 
-struct Loop<'a> {
+struct Loop<'a, O = NoTrace> {
     spec: &'a RunSpec,
     server: Server,
     queue: EventQueue<Ev>,
@@ -198,6 +199,24 @@ struct Loop<'a> {
     controls: RunControls,
     /// Browser tabs, when the run models them.
     tabs: Option<CallTabs>,
+    /// The observer of every attempt ([`NoTrace`] unless traced).
+    trace: O,
+    /// What only a trace needs, empty without one.
+    traced: Traced,
+}
+
+/// What the call loop keeps for a trace only: each process's calls started, and each call
+/// slot's number within its process and its current attempt's arrival.
+#[derive(Default)]
+struct Traced {
+    calls: Vec<u32>,
+    slots: Vec<TracedSlot>,
+}
+
+#[derive(Clone, Copy, Default)]
+struct TracedSlot {
+    number: u32,
+    arrived: Option<SimTime>,
 }
 
 /// The call loop's browser tabs: the shared rules, one tab a process, one reading a call
@@ -211,6 +230,12 @@ struct CallTabs {
 /// Simulates `spec` on the call loop: the tally every path fills, and the overload totals
 /// and series.
 pub fn simulate_calls(spec: &RunSpec) -> (Tally, OverloadTally) {
+    simulate_calls_observed(spec, NoTrace)
+}
+
+/// [`simulate_calls`], telling `trace` every attempt once it ends and its call has decided
+/// what follows.
+pub fn simulate_calls_observed<O: Observer>(spec: &RunSpec, trace: O) -> (Tally, OverloadTally) {
     let overload = &spec.overload;
     let mut server = spec.server.clone();
     server.prepare(spec.clients);
@@ -246,6 +271,15 @@ pub fn simulate_calls(spec: &RunSpec) -> (Tally, OverloadTally) {
                 readings: Vec::new(),
             }
         }),
+        trace,
+        traced: Traced {
+            calls: if O::ON {
+                vec![0; spec.clients as usize]
+            } else {
+                Vec::new()
+            },
+            slots: Vec::new(),
+        },
     };
     for process in 0..spec.clients {
         let first = match &overload.arrivals {

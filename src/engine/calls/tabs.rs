@@ -10,8 +10,9 @@ use crate::engine::browser::Timer;
 use crate::time::SimTime;
 
 use super::{Ev, Loop};
+use crate::trace::Observer;
 
-impl Loop<'_> {
+impl<O: Observer> Loop<'_, O> {
     /// The retry timer of the call in `slot` is due at `now`: sent now, at the hidden tab's
     /// throttled wake-up, or paused until the tab is visible.
     pub(super) fn timer_due(&mut self, now: SimTime, slot: u32) {
@@ -50,6 +51,7 @@ impl Loop<'_> {
     /// the next wait, with what the tab read of the last refusal counted from now.
     pub(super) fn visible(&mut self, now: SimTime, slot: u32) {
         let outcome = self.calls[slot as usize].outcome;
+        // The attempt was traced when it ended (paused).
         self.retry_or_fail(now, slot, &Default::default(), outcome);
     }
 }

@@ -1,0 +1,88 @@
+//! What a run's `--trace` costs before it starts: the bytes it writes at most (refused past
+//! [`TRACE_BYTES_LIMIT`] unless `--yes`) and the memory its writer holds, added to the
+//! run's estimate. Saturating arithmetic ([`Sat`]) as every estimate.
+
+use super::memory::human_bytes;
+use super::saturating::Sat;
+use super::{ConfigError, Scenario};
+use crate::engine::Work;
+use crate::trace::{BUFFER_BYTES, LINE_BYTES_MAX};
+
+/// A trace estimated to write more than this (10 GiB) needs `--yes`.
+pub const TRACE_BYTES_LIMIT: u64 = 10 << 30;
+
+/// Bytes of a herd client's position the writer keeps (item number and next send).
+const CLIENT_STATE_BYTES: u128 = 12;
+
+impl Scenario {
+    /// Bytes a trace of this run keeping `fraction` of its clients writes at most: every
+    /// attempt replicate 0 of each strategy can make ([`Scenario::attempts_per_run`]), a line
+    /// of at most [`LINE_BYTES_MAX`] each, and the CSV header.
+    pub fn trace_bytes(&self, fraction: f64) -> u64 {
+        let attempts = Sat(self.attempts_per_run()) * Sat::from(self.strategies.len());
+        (Sat::ceil(attempts.as_f64() * fraction) * u128::from(LINE_BYTES_MAX) + 128).to_u64()
+    }
+
+    /// Bytes the trace writer holds: its buffer and line, and on the herd paths with several
+    /// items a client or the `occ` server each client's position.
+    pub fn trace_memory(&self) -> u64 {
+        let spec = self.run_spec(self.strategies[0]);
+        let per_client = !spec.uses_call_loop()
+            && (self.work != Work::Items(1) || spec.server.reads_before_writing());
+        let clients = if per_client {
+            Sat::from(self.clients) * CLIENT_STATE_BYTES
+        } else {
+            Sat::ZERO
+        };
+        (clients + Sat::from(BUFFER_BYTES as u64) + u128::from(LINE_BYTES_MAX)).to_u64()
+    }
+
+    /// Refuses a trace past the memory budget (with the run's own estimate, `report` as
+    /// [`Scenario::check_memory_with`]) or past [`TRACE_BYTES_LIMIT`] without `yes`; with
+    /// `yes`, the note to print before writing a trace that large.
+    pub fn check_trace(
+        &self,
+        fraction: f64,
+        report: bool,
+        yes: bool,
+    ) -> Result<Option<String>, ConfigError> {
+        let memory = (Sat::from(self.memory_terms(report).total())
+            + Sat::from(self.trace_memory()))
+        .to_u64();
+        if memory > self.memory_limit {
+            return Err(ConfigError::TooBig {
+                estimate: format!(
+                    "{} (with {} of it the trace writer's buffer and client positions)",
+                    human_bytes(memory),
+                    human_bytes(self.trace_memory())
+                ),
+                budget: human_bytes(self.memory_limit),
+                advice: "fewer clients, or raise --memory-limit".into(),
+            });
+        }
+        let bytes = self.trace_bytes(fraction);
+        if bytes <= TRACE_BYTES_LIMIT {
+            return Ok(None);
+        }
+        let size = format!(
+            "{} (up to {} B a line for each of {} attempts)",
+            human_bytes(bytes),
+            LINE_BYTES_MAX,
+            (Sat(self.attempts_per_run()) * Sat::from(self.strategies.len())).0
+        );
+        if !yes {
+            return Err(ConfigError::Invalid {
+                field: "--trace",
+                value: format!("a trace estimated at {size}"),
+                accepted: format!(
+                    "accepted: up to {} without --yes; keep a fraction of the clients with \
+                     --trace-sample, trace fewer clients, or add --yes",
+                    human_bytes(TRACE_BYTES_LIMIT)
+                ),
+            });
+        }
+        Ok(Some(format!(
+            "the trace may write {size}; writing it (--yes)"
+        )))
+    }
+}

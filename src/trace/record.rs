@@ -1,0 +1,108 @@
+//! What the engine tells an observer about each attempt ([`Attempt`]), and the observer hook
+//! itself ([`Observer`]). The engine's loops call [`Observer::attempt`] once per attempt, when
+//! the attempt has ended and its client has decided what follows, behind `if O::ON`: with
+//! [`NoTrace`] (every run without `--trace`) the record is never built and the call compiles
+//! away. No I/O.
+
+use crate::time::{SimDuration, SimTime};
+
+/// How an attempt ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// The server served it.
+    Served,
+    /// The server refused it (a 429 or 503, a shed, an outage, a failed `occ` write).
+    Refused,
+    /// The client's timeout fired before any answer (call loop).
+    TimedOut,
+}
+
+impl Outcome {
+    /// The name written in the trace.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Outcome::Served => "served",
+            Outcome::Refused => "refused",
+            Outcome::TimedOut => "timed_out",
+        }
+    }
+}
+
+/// What the client did once the attempt ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Next {
+    /// Nothing more for this call: it was served.
+    Done,
+    /// Its strategy drew this wait before the next attempt.
+    Retry(SimDuration),
+    /// It gave up (retries spent, or the strategy stopped).
+    GaveUp,
+    /// Its retry control denied the retry (budget, breaker, throttle).
+    Denied,
+    /// Its tab was hidden and pauses: the wait is drawn once it is visible again.
+    Paused,
+}
+
+impl Next {
+    /// The name written in the trace.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Next::Done => "done",
+            Next::Retry(_) => "retry",
+            Next::GaveUp => "gave_up",
+            Next::Denied => "denied",
+            Next::Paused => "paused",
+        }
+    }
+}
+
+/// One attempt, as the engine saw it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Attempt {
+    /// The client (process) index.
+    pub client: u32,
+    /// The call's number within its client, from 0; `None` on the herd paths, where the
+    /// trace writer counts a client's items itself.
+    pub call: Option<u32>,
+    /// 0 for a call's first attempt, `k` for its `k`-th retry.
+    pub attempt: u32,
+    /// When the client sent it; `None` for the `occ` server's attempts (four messages, the
+    /// send not kept in the event), which the trace writer recovers from the previous one.
+    pub sent: Option<SimTime>,
+    /// When it reached the server; `None` when it timed out before arriving.
+    pub arrived: Option<SimTime>,
+    /// When the client read the answer, or when its timeout fired.
+    pub ended: SimTime,
+    /// How it ended.
+    pub outcome: Outcome,
+    /// What followed.
+    pub next: Next,
+    /// Whether the client's tab was hidden when the attempt ended; `None` without tabs.
+    pub hidden: Option<bool>,
+}
+
+/// Receives every attempt of a run, in the order the engine ends them.
+pub trait Observer {
+    /// False for an observer that does nothing: the engine then skips building records.
+    const ON: bool;
+    /// One attempt has ended.
+    fn attempt(&mut self, attempt: &Attempt);
+}
+
+/// The observer of every run without a trace: does nothing, costs nothing.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct NoTrace;
+
+impl Observer for NoTrace {
+    const ON: bool = false;
+    #[inline(always)]
+    fn attempt(&mut self, _attempt: &Attempt) {}
+}
+
+impl<T: Observer + ?Sized> Observer for &mut T {
+    const ON: bool = T::ON;
+    #[inline(always)]
+    fn attempt(&mut self, attempt: &Attempt) {
+        (**self).attempt(attempt)
+    }
+}
