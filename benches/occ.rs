@@ -47,6 +47,7 @@ fn occ_spec(strategy: Strategy) -> RunSpec {
                     base: SimDuration::from_millis(10),
                     cap: SimDuration::from_secs(2),
                     multiplier: 2.0,
+                    jitter_order: Default::default(),
                 },
                 max_retries: 1_000_000,
                 retry_chance: herd_sim::policy::RetryChance::ALWAYS,

@@ -90,6 +90,7 @@ fn main() {
             base: SimDuration::from_millis(10),
             cap: SimDuration::from_millis(200),
             multiplier: 2.0,
+            jitter_order: Default::default(),
         },
         max_retries: 2,
         retry_chance: RetryChance::ALWAYS,

@@ -7,7 +7,8 @@
 //! (retry strategies) and [`server`] (server models) → [`metrics`] (what is counted) →
 //! [`report`] (tables, JSON, CSV), [`chart`] (PNG and SVG) and [`output`] (files written whole).
 //! [`sweep`] runs grids of scenarios over many seeds into CSV; [`boundary`], a layer above it,
-//! searches an axis for the value at which the collapse probability crosses a level. [`time`] and [`rng`]
+//! searches an axis for the value at which the collapse probability crosses a level; [`advice`]
+//! (lint, tune) sits on it too. [`time`] and [`rng`]
 //! hold the two rules everything else relies on: integer nanoseconds, and one documented
 //! seeding rule. [`fixture`] plays scripted scenarios through the same [`policy`] code, one
 //! client at a time, to pin a retry policy in CI; [`client`] offers the same policies to real
@@ -16,6 +17,7 @@
 
 #![warn(missing_docs)]
 
+pub mod advice;
 pub mod boundary;
 pub mod chart;
 pub mod client;

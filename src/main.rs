@@ -23,8 +23,8 @@ use herd_sim::trace::{Sample, TraceFormat, TraceWriter};
 use herd_sim::sweep::{self, shard::ShardRun, sink::RowSink, Plan, SweepError};
 
 use cli::{
-    BoundaryArgs, Command, FixtureArgs, FixtureFormat, MergeArgs, PlotArgs, RunArgs, SweepArgs,
-    TracePolicyArgs,
+    BoundaryArgs, Command, FixtureArgs, FixtureFormat, LintArgs, MergeArgs, PlotArgs, RunArgs,
+    SweepArgs, TracePolicyArgs,
 };
 
 fn main() -> ExitCode {
@@ -37,6 +37,7 @@ fn main() -> ExitCode {
         Some(Command::Merge(args)) => merge(args),
         Some(Command::TracePolicy(args)) => trace_policy(args),
         Some(Command::Boundary(args)) => boundary(args),
+        Some(Command::Lint(args)) => lint(*args),
         Some(Command::Presets(_)) => {
             print!("{}", herd_sim::config::presets_table());
             Ok(())
@@ -433,6 +434,64 @@ fn boundary(args: BoundaryArgs) -> anyhow::Result<()> {
     let report = plan.run(&pool, &|done| bar.set_position(done));
     bar.finish_and_clear();
     commit(out, &report?.serialize(args.format.into()))
+}
+
+/// `herd-sim lint`: the policy's findings on stdout (or `--out`); with `--deny LEVEL`, exit 1
+/// when one is at or above it.
+fn lint(args: LintArgs) -> anyhow::Result<()> {
+    let run = &args.run;
+    for (flag, given) in [
+        ("--png", run.png.as_ref()),
+        ("--svg", run.svg.as_ref()),
+        ("--series-out", run.overload.series_out.as_ref()),
+    ] {
+        if let Some(path) = given {
+            return Err(ConfigError::Invalid {
+                field: flag,
+                value: path.display().to_string(),
+                accepted: "not with lint, whose output is its findings (--out, --format)".into(),
+            }
+            .into());
+        }
+    }
+    let format = Format::from(run.format);
+    if format == Format::Csv {
+        {
+            return Err(ConfigError::Invalid {
+                field: "--format",
+                value: "csv".into(),
+                accepted: "accepted: table, json".into(),
+            }
+            .into());
+        }
+    }
+    let file = match &run.config {
+        Some(path) => ScenarioFile::read(path)?,
+        None => ScenarioFile::default(),
+    };
+    let scenario = file
+        .overridden_by(run.scenario_overrides())
+        .validate_on(run.threads.map(|n| n as usize))?;
+    let out = run.out.as_deref().map(create_output).transpose()?;
+    let threads = Some(scenario.threads);
+    let pool = sweep::thread_pool(threads)?;
+    let report = pool.install(|| herd_sim::advice::lint::lint(&scenario, threads))?;
+    let bytes = match format {
+        Format::Json => report.to_json(),
+        _ => report.to_text().into_bytes(),
+    };
+    match out {
+        Some(file) => commit(file, &bytes)?,
+        None => write_stdout(&bytes)?,
+    }
+    if let Some(level) = args.deny {
+        let level = level.into();
+        let found = report.at_or_above(level);
+        if found > 0 {
+            anyhow::bail!("{found} findings at or above {level} (--deny {level})");
+        }
+    }
+    Ok(())
 }
 
 /// `herd-sim merge`: the shards of one sweep into the file one machine writes.

@@ -8,6 +8,7 @@ mod browser;
 mod control;
 mod errors;
 mod fixture;
+mod lint;
 mod plot;
 mod preset;
 mod run;
@@ -20,6 +21,7 @@ pub use browser::BrowserArgs;
 pub use control::ControlArgs;
 pub use errors::one_line;
 pub use fixture::{FixtureArgs, FixtureFormat};
+pub use lint::LintArgs;
 pub use plot::PlotArgs;
 pub use preset::{PresetArgs, PresetsArgs};
 pub use run::RunArgs;
@@ -176,4 +178,8 @@ pub enum Command {
     ///
     /// Example: herd-sim boundary --config configs/collapse-spike.toml --axis spike-rate --range 40..120
     Boundary(BoundaryArgs),
+    /// Find a retry policy's footguns, each with its figure and a run that shows it.
+    ///
+    /// Example: herd-sim lint --preset aws-standard --deny error
+    Lint(Box<LintArgs>),
 }

@@ -55,6 +55,10 @@ pub struct RunArgs {
     /// (1 − P^(N+1))/(1 − P) attempts on average with N retries.
     #[arg(help_heading = SCENARIO, long, value_name = "P", value_parser = parse_number, allow_hyphen_values = true)]
     pub retry_probability: Option<f64>,
+    /// Where jittered strategies meet the cap: after-cap draws below the capped curve,
+    /// before-cap clamps a draw below the uncapped curve (most draws become the cap) [default: after-cap].
+    #[arg(help_heading = SCENARIO, long, value_name = "ORDER", hide_short_help = true)]
+    pub jitter_order: Option<String>,
 
     /// Histogram window width [default: 100ms].
     #[arg(help_heading = SCENARIO, long, value_name = "DURATION", value_parser = parse_duration_arg, allow_hyphen_values = true)]
@@ -404,6 +408,7 @@ impl RunArgs {
             multiplier: self.multiplier,
             retry_probability: self.retry_probability,
             sticky_failures: o.sticky_failures,
+            jitter_order: self.jitter_order.clone(),
             bin: self.bin,
             seed: self.seed,
             memory_limit: self.memory_limit,

@@ -159,6 +159,7 @@ impl TracePolicyArgs {
                 base: base.min(cap),
                 cap,
                 multiplier,
+                jitter_order: Default::default(),
             },
             max_retries: retries,
             retry_chance: RetryChance::ALWAYS,

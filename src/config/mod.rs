@@ -57,7 +57,7 @@ use std::collections::BTreeMap;
 
 use crate::engine::{Browser, Latency, NetworkDelay, Overload, Path, RunSpec, Work, STUDY_NETWORK};
 use crate::policy::control::{Breaker, Budget, Controls, Scope, SpecError, Throttle};
-use crate::policy::{Backoff, Policy, RetryChance, Strategy, UnknownStrategy};
+use crate::policy::{Backoff, JitterOrder, Policy, RetryChance, Strategy, UnknownStrategy};
 use crate::time::{SimDuration, NANOS_PER_SEC};
 
 /// Default number of clients.
@@ -283,6 +283,8 @@ pub struct ScenarioFile {
     pub retry_probability: Option<f64>,
     /// The fraction of client processes whose every attempt fails (`--sticky-failures`).
     pub sticky_failures: Option<f64>,
+    /// `after-cap` or `before-cap`: where jitter meets the cap (`--jitter-order`).
+    pub jitter_order: Option<String>,
     /// Histogram window (`--bin`).
     pub bin: Option<SimDuration>,
     /// Master seed (`--seed`).
@@ -384,6 +386,7 @@ impl ScenarioFile {
             multiplier: over.multiplier.or(self.multiplier),
             retry_probability: over.retry_probability.or(self.retry_probability),
             sticky_failures: over.sticky_failures.or(self.sticky_failures),
+            jitter_order: over.jitter_order.or(self.jitter_order),
             bin: over.bin.or(self.bin),
             seed: over.seed.or(self.seed),
             memory_limit: over.memory_limit.or(self.memory_limit),
@@ -502,6 +505,12 @@ impl ScenarioFile {
                 ))
             }
         };
+        let jitter_order = choose(
+            "--jitter-order",
+            self.jitter_order.clone(),
+            &JitterOrder::ALL,
+            JitterOrder::name,
+        )?;
         let bin = self.bin.unwrap_or(SimDuration::from_millis(100));
         if bin.is_zero() {
             return Err(invalid(
@@ -593,6 +602,7 @@ impl ScenarioFile {
                 base,
                 cap,
                 multiplier,
+                jitter_order,
             },
             retry_chance,
             bin,

@@ -148,6 +148,18 @@ impl ScenarioFile {
                  and decorrelated-jitter, which multiplies by up to 3)",
             );
         }
+        if !reads(|s| {
+            matches!(
+                s,
+                Strategy::FullJitter | Strategy::EqualJitter | Strategy::RetryAfterJitter
+            )
+        }) {
+            refuse(
+                self.jitter_order.clone(),
+                "--jitter-order",
+                "accepted with a strategy that draws below the curve (full-jitter,                  equal-jitter, retry-after-jitter; decorrelated-jitter always clamps its draw)",
+            );
+        }
         unread
     }
 

@@ -887,6 +887,7 @@ mod occ_tests {
                         base: SimDuration::from_millis(10),
                         cap: SimDuration::from_secs(2),
                         multiplier: 2.0,
+                        jitter_order: Default::default(),
                     },
                     max_retries: 1_000_000,
                     retry_chance: crate::policy::RetryChance::ALWAYS,

@@ -14,7 +14,8 @@ pub(super) fn delay<R: RngCore + ?Sized>(
     backoff: &Backoff,
     rng: &mut R,
 ) -> SimDuration {
-    let e = backoff.exponential(retry).as_nanos();
+    // Before the cap, `e` is the uncapped curve and the sum is clamped.
+    let e = backoff.jitter_ceiling(retry).as_nanos();
     let half = e / 2;
-    SimDuration(half + uniform_below(rng, e - half))
+    SimDuration((half + uniform_below(rng, e - half)).min(backoff.cap.as_nanos()))
 }

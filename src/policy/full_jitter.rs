@@ -7,12 +7,14 @@ use super::Backoff;
 use crate::rng::uniform_below;
 use crate::time::SimDuration;
 
-/// A uniform draw below the exponential delay of retry `retry` (1-based).
+/// A uniform draw below the exponential delay of retry `retry` (1-based), or below the
+/// uncapped curve and then clamped, with [`super::JitterOrder::BeforeCap`].
 #[inline(always)]
 pub(super) fn delay<R: RngCore + ?Sized>(
     retry: u32,
     backoff: &Backoff,
     rng: &mut R,
 ) -> SimDuration {
-    SimDuration(uniform_below(rng, backoff.exponential(retry).as_nanos()))
+    let drawn = uniform_below(rng, backoff.jitter_ceiling(retry).as_nanos());
+    SimDuration(drawn.min(backoff.cap.as_nanos()))
 }

@@ -216,6 +216,36 @@ pub struct Backoff {
     pub cap: SimDuration,
     /// Growth per retry; at least 1.
     pub multiplier: f64,
+    /// Whether a jittered strategy draws below the capped curve or caps its draw.
+    pub jitter_order: JitterOrder,
+}
+
+/// Where a jittered strategy applies the cap (`--jitter-order`). Real clients do both: AWS's
+/// "Exponential Backoff And Jitter" caps the curve and draws below it (`after-cap`, the
+/// default), while many libraries draw below the uncapped curve and clamp the result
+/// (`before-cap`), so that once the curve passes the cap most draws become the cap itself
+/// and the fleet retries in lockstep. Decorrelated jitter always clamps its draw
+/// (`min(cap, U(base, 3 · previous))`, Brooker 2015) and is the same under both.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum JitterOrder {
+    /// Draw below `e_k = min(cap, base · multiplier^(k-1))`.
+    #[default]
+    AfterCap,
+    /// Draw below `base · multiplier^(k-1)`, then clamp at the cap.
+    BeforeCap,
+}
+
+impl JitterOrder {
+    /// Every order, the default first.
+    pub const ALL: [JitterOrder; 2] = [JitterOrder::AfterCap, JitterOrder::BeforeCap];
+
+    /// The name `--jitter-order` takes.
+    pub const fn name(self) -> &'static str {
+        match self {
+            JitterOrder::AfterCap => "after-cap",
+            JitterOrder::BeforeCap => "before-cap",
+        }
+    }
 }
 
 impl Backoff {
@@ -244,6 +274,21 @@ impl Backoff {
             }
         }
         SimDuration((value as u64).min(cap))
+    }
+
+    /// The top of a jittered strategy's draw for retry `k`: [`Backoff::exponential`] after the
+    /// cap, the uncapped `base · multiplier^(k-1)` (saturating) before it. The caller clamps
+    /// its draw at the cap.
+    #[inline]
+    pub fn jitter_ceiling(&self, retry: u32) -> SimDuration {
+        match self.jitter_order {
+            JitterOrder::AfterCap => self.exponential(retry),
+            JitterOrder::BeforeCap => Backoff {
+                cap: SimDuration(u64::MAX),
+                ..*self
+            }
+            .exponential(retry),
+        }
     }
 }
 
@@ -296,6 +341,7 @@ impl Policy {
                 base: SimDuration::from_secs(1),
                 cap: SimDuration::from_secs(30),
                 multiplier: 2.0,
+                jitter_order: JitterOrder::AfterCap,
             },
             max_retries: 4,
             retry_chance: RetryChance::ALWAYS,
@@ -389,6 +435,41 @@ mod tests {
             d(Strategy::Exponential, 4, &mut rng),
             SimDuration::from_secs(8)
         );
+    }
+
+    #[test]
+    fn jitter_before_the_cap_lands_on_the_cap() {
+        // Retry 7 of base 1 s doubling: the uncapped curve is 64 s, the cap 30 s. Before the
+        // cap, full jitter is min(30 s, U(0, 64 s)): the cap with probability 1 - 30/64 =
+        // 0.53125 (sd 0.0035 over 20 000 draws; 0.015 is over four); equal jitter draws in
+        // [32 s, 64 s), always past the cap. After the cap neither ever equals it.
+        let after = backoff();
+        let before = Backoff {
+            jitter_order: JitterOrder::BeforeCap,
+            ..after
+        };
+        let none = Hints::default();
+        let mut rng = ClientRng::new(7);
+        let draws = 20_000;
+        let at_cap = |s: Strategy, b: &Backoff, rng: &mut ClientRng| {
+            (0..draws)
+                .filter(|_| {
+                    let d = s.delay(7, b.base, &none, b, rng);
+                    assert!(d <= b.cap);
+                    d == b.cap
+                })
+                .count() as f64
+                / draws as f64
+        };
+        let full = at_cap(Strategy::FullJitter, &before, &mut rng);
+        assert!((full - 0.53125).abs() < 0.015, "{full}");
+        assert_eq!(at_cap(Strategy::EqualJitter, &before, &mut rng), 1.0);
+        assert_eq!(at_cap(Strategy::FullJitter, &after, &mut rng), 0.0);
+        assert_eq!(at_cap(Strategy::EqualJitter, &after, &mut rng), 0.0);
+        // Below the cap the two orders are the same curve: retry 3 draws below 4 s either way.
+        assert_eq!(before.jitter_ceiling(3), after.jitter_ceiling(3));
+        assert_eq!(before.jitter_ceiling(7), SimDuration::from_secs(64));
+        assert_eq!(after.jitter_ceiling(7), SimDuration::from_secs(30));
     }
 
     #[test]

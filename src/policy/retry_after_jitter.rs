@@ -18,6 +18,6 @@ pub(super) fn delay<R: RngCore + ?Sized>(
     rng: &mut R,
 ) -> SimDuration {
     let floor = hints.retry_after.unwrap_or(SimDuration::ZERO);
-    let jitter = SimDuration(uniform_below(rng, backoff.exponential(retry).as_nanos()));
+    let jitter = SimDuration(uniform_below(rng, backoff.jitter_ceiling(retry).as_nanos()));
     (floor + jitter).min(backoff.cap)
 }

@@ -355,6 +355,7 @@ mod tests {
                     base: SimDuration::from_secs(1),
                     cap: SimDuration::from_secs(30),
                     multiplier: 2.0,
+                    jitter_order: Default::default(),
                 },
                 max_retries: retries,
                 retry_chance: crate::policy::RetryChance::ALWAYS,

@@ -585,7 +585,8 @@ fn every_commands_help_passes_claps_own_checks_of_the_definition() {
             "presets",
             "merge",
             "trace-policy",
-            "boundary"
+            "boundary",
+            "lint"
         ],
         "{top}"
     );

@@ -17,6 +17,7 @@ mod hardening;
 mod help;
 mod incidents;
 mod limiter;
+mod lint;
 mod occ;
 mod outage_presets;
 mod outputs;

@@ -82,7 +82,7 @@ const SCRIPTS: [&str; 1] = ["deploy/local.sh"];
 
 /// The files checked here: the README, then the guide in `docs/` (every `.md` there must be
 /// listed: [`every_markdown_file_of_the_guide_is_checked`]).
-const DOCS: [&str; 14] = [
+const DOCS: [&str; 15] = [
     "README.md",
     "docs/README.md",
     "docs/model.md",
@@ -97,6 +97,7 @@ const DOCS: [&str; 14] = [
     "docs/fixture.md",
     "docs/incidents.md",
     "docs/performance.md",
+    "docs/advice.md",
 ];
 
 /// Pictures drawn by a script whose own test compares them with the committed files, rather
@@ -499,6 +500,11 @@ fn every_block_of_the_reports_guide_is_what_the_binary_does() {
 #[test]
 fn every_block_of_the_fixture_guide_is_what_the_binary_does() {
     guide("docs/fixture.md", 3);
+}
+
+#[test]
+fn every_block_of_the_advice_guide_is_what_the_binary_does() {
+    guide("docs/advice.md", 2);
 }
 
 #[test]

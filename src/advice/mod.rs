@@ -1,0 +1,7 @@
+//! Advice, a layer above [`crate::sweep`]: `lint` finds the known footguns of a retry policy
+//! and `tune` recommends settings that meet a team's constraints. Both describe
+//! every run they make as a [`probe::Probe`] (the flags a user can replay) and run it through
+//! the sweep's plan, seeds and thread pool: no runner of their own. No I/O, no clap.
+
+pub mod lint;
+pub mod probe;
