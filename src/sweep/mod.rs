@@ -10,7 +10,10 @@
 //!   replicate number. Nothing about the thread, the order or the rest of the grid enters it,
 //!   so the output is byte-identical for any thread count and a cell gives the same numbers in
 //!   any sweep. Strategy stays out of the label on purpose: all strategies of one cell and
-//!   replicate share their dice, as in a plain run (common random numbers).
+//!   replicate share their dice, as in a plain run (common random numbers); so do the
+//!   trigger-shape parameters and the slowdown (`spike-duration`, `outage-duration`,
+//!   `degrade-factor`, `degrade-duration`, `slowdown`: see [`parameter::Parameter::label`]),
+//!   so that the points along such an axis differ only in it.
 //! - **Nothing lost.** See [`sink`]: the output is at every instant a valid CSV file holding a
 //!   prefix of the final file, rows finished ahead of that prefix wait in a journal beside it,
 //!   and `--resume` carries on from both.
@@ -334,6 +337,15 @@ impl Plan {
             });
         }
         let default_scenario = ScenarioFile::default().validate()?;
+        // A trigger axis needs its trigger in every cell; axes add no trigger but `outage`,
+        // which adds one to every cell, so the first cell tells.
+        let mut first = spec.base.clone();
+        for axis in &axes {
+            (axis.parameter.set)(&mut first, &axis.value(0));
+        }
+        for axis in &axes {
+            axis.parameter.check(&first)?;
+        }
         let plan = Plan {
             master_seed: spec.base.seed.unwrap_or(DEFAULT_SEED),
             base: spec.base,
@@ -600,10 +612,14 @@ impl Plan {
     }
 
     /// The part of a cell's seed label before the replicate: every parameter whose effective
-    /// value differs from its default (strategy excepted), `name=value;` each.
+    /// value differs from its default (parameters kept out of it excepted), `name=value;`
+    /// each.
     fn seed_label(&self, scenario: &Scenario) -> String {
         let mut label = String::new();
-        for (p, default) in PARAMETERS.iter().zip(&self.defaults).skip(1) {
+        for (p, default) in PARAMETERS.iter().zip(&self.defaults) {
+            if !p.label {
+                continue;
+            }
             let value = (p.get)(scenario);
             if &value != default {
                 label.push_str(&format!("{}={value};", p.name));

@@ -377,10 +377,9 @@ fn mutated_sweep_csv_files_chart_or_fail_in_one_line() {
             }
         }
     }
-    assert!(
-        parsed > 300 && drawn > 100,
-        "parsed {parsed}, drawn {drawn}"
-    );
+    // How many draw depends on how many of a file's columns are numeric: a sweep's columns
+    // for parameters its grid leaves unset (the trigger shapes here) are empty.
+    assert!(parsed > 300 && drawn > 80, "parsed {parsed}, drawn {drawn}");
 }
 
 #[test]

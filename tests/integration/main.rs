@@ -30,6 +30,7 @@ mod shard;
 mod sweep;
 mod trace;
 mod trace_policy;
+mod verdict;
 
 /// The `herd-sim` binary built for these tests.
 pub fn herd_sim() -> cmd::Command {

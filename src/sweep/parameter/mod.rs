@@ -7,6 +7,15 @@
 //! line (`herd-sim sweep --NAME`), the `[sweep]` table, the CSV columns and the seed labels all
 //! follow from it. Stepped ranges are computed in integers (nanoseconds, billionths), so
 //! `100ms..1s step 100ms` ends exactly at 1 s and `1..2 step 0.1` exactly at 2. No I/O here.
+//!
+//! For a command that picks its own points along one axis (a boundary search), the small API:
+//! [`numeric_parameters`] lists the axes it can vary and [`parameter`] finds one by name;
+//! [`Parameter::check`] refuses an axis the scenario has nothing to vary with (a trigger axis
+//! without its trigger); [`Parameter::parse_value`] reads one value as a user writes it,
+//! [`Parameter::value_at`] makes one from a number in the axis's unit (durations in seconds)
+//! and [`Value::number`] reads it back; [`Parameter::apply`] lays a value over a
+//! [`ScenarioFile`], which the caller then validates. A value's `Display` is a text that
+//! `--NAME` and [`parse_axis`] read back as the same value, so a point can be run as a sweep.
 
 mod table;
 
@@ -35,6 +44,45 @@ pub enum Kind {
     /// A retry control as its flag writes it, `NAME[:key=value,...]`: lists only, where a
     /// `key=value` item belongs to the value before it (see [`parse_axis`]).
     Control(Control),
+}
+
+/// What a parameter reshapes, which the scenario must already have: a trigger-shape axis
+/// (`spike-duration`, `outage-duration`, `degrade-factor`, `degrade-duration`) changes every
+/// trigger of its kind and is refused ([`Parameter::check`]) when the scenario has none.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Needs {
+    /// Any scenario (validation refuses a value the scenario's server cannot use).
+    Nothing,
+    /// A spike (`--spike`); Poisson arrivals.
+    Spike,
+    /// An outage (`--outage`).
+    Outage,
+    /// A degradation (`--degrade`); a capacity server.
+    Degrade,
+}
+
+impl Needs {
+    /// The flag that gives the trigger, and an example, for messages; `None` for [`Needs::Nothing`].
+    fn trigger(self) -> Option<(&'static str, &'static str)> {
+        match self {
+            Needs::Nothing => None,
+            Needs::Spike => Some(("--spike", "spike = \"20s..25s@80/s\"")),
+            Needs::Outage => Some(("--outage", "outage = \"20s..30s\"")),
+            Needs::Degrade => Some(("--degrade", "degrade = \"10s..20s@0.25\"")),
+        }
+    }
+
+    /// True when `file` has a trigger of this kind (always for [`Needs::Nothing`]).
+    fn met_by(self, file: &ScenarioFile) -> bool {
+        let has =
+            |i: &Option<crate::config::Intervals>| i.as_ref().is_some_and(|i| !i.0.is_empty());
+        match self {
+            Needs::Nothing => true,
+            Needs::Spike => has(&file.spike),
+            Needs::Outage => has(&file.outage),
+            Needs::Degrade => has(&file.degrade),
+        }
+    }
 }
 
 /// The retry controls a sweep can vary: each reads and writes its own texts.
@@ -170,6 +218,17 @@ impl Value {
             other => panic!("sweep table: expected a number, got {other:?}"),
         }
     }
+    /// The value as a number in its axis's unit: a whole number, a duration in seconds, a
+    /// decimal; `None` for names, strategies and controls.
+    pub fn number(&self) -> Option<f64> {
+        match self {
+            Value::Whole(n) => Some(*n as f64),
+            Value::Duration(d) => Some(d.as_secs_f64()),
+            Value::Decimal(_) => Some(self.decimal()),
+            Value::Strategy(_) | Value::Name(_) | Value::Text(_) => None,
+        }
+    }
+
     fn name(&self) -> &'static str {
         match self {
             Value::Name(n) => n,
@@ -194,6 +253,14 @@ pub struct Parameter {
     pub column: &'static str,
     /// How values are written.
     pub kind: Kind,
+    /// The trigger it reshapes, if any.
+    pub needs: Needs,
+    /// True when a value other than the default enters the seed label. False for the strategy
+    /// (see the sweep's seed rule), the trigger shapes and the slowdown: runs that differ only in a trigger's size or depth, or in the
+    /// slowdown, share their dice (common random numbers, as strategies do), so that the
+    /// points along such an axis differ only in it, and a config's seeds are what they were
+    /// before these axes existed.
+    pub label: bool,
     /// One line for `--help`.
     pub help: &'static str,
     /// Lays one value over a scenario file.
@@ -201,6 +268,82 @@ pub struct Parameter {
     /// The effective value in a validated scenario of one strategy, as written in the CSV and
     /// in the seed label; empty when the parameter does not apply (no recovery time, say).
     pub get: fn(&Scenario) -> String,
+}
+
+impl Parameter {
+    /// True for the numeric parameters (whole numbers, durations, decimals): the axes a
+    /// boundary search can bisect.
+    pub fn is_numeric(&self) -> bool {
+        matches!(self.kind, Kind::Whole | Kind::Duration | Kind::Decimal)
+    }
+
+    /// Refuses this parameter for a scenario file without the trigger it reshapes (see
+    /// [`Needs`]); anything else the scenario cannot use is refused when the file with the
+    /// value laid over it is validated.
+    pub fn check(&'static self, file: &ScenarioFile) -> Result<(), SweepError> {
+        match self.needs.trigger() {
+            Some((flag, example)) if !self.needs.met_by(file) => Err(problem(
+                self,
+                format!(
+                    "the scenario has no {flag} to reshape; accepted with a scenario that has one, e.g. {example}",
+                    flag = flag.trim_start_matches('-')
+                ),
+            )),
+            _ => Ok(()),
+        }
+    }
+
+    /// Lays `value` over `file` after [`Parameter::check`]: what a sweep does for each cell.
+    /// Validate the file afterwards ([`ScenarioFile::validate`]) to learn whether its server
+    /// can use the value.
+    pub fn apply(&'static self, file: &mut ScenarioFile, value: &Value) -> Result<(), SweepError> {
+        self.check(file)?;
+        (self.set)(file, value);
+        Ok(())
+    }
+
+    /// One value as a user writes it (`50`, `650ms`, `0.45`), checked as a list item is.
+    pub fn parse_value(&'static self, text: &str) -> Result<Value, SweepError> {
+        let axis = parse_list(self, text)?;
+        match axis.len() {
+            1 => Ok(axis.value(0)),
+            _ => Err(problem(
+                self,
+                format!("`{text}` is not one value; give a single value"),
+            )),
+        }
+    }
+
+    /// The value `number` in the axis's unit (whole numbers; durations in seconds; decimals),
+    /// rounded to the kind's resolution (1, a nanosecond, a billionth): how a search turns a
+    /// point between two values into one the table can lay over a scenario. Refused for a
+    /// negative, non-finite or too large number, and for a parameter that is not numeric.
+    pub fn value_at(&'static self, number: f64) -> Result<Value, SweepError> {
+        let scale = match self.kind {
+            Kind::Whole => 1.0,
+            Kind::Duration | Kind::Decimal => 1e9,
+            _ => {
+                return Err(problem(
+                    self,
+                    "it is not numeric; accepted: a numeric parameter".to_string(),
+                ))
+            }
+        };
+        let units = (number * scale).round();
+        // 2^64 is exactly representable; anything at or past it does not fit.
+        if !number.is_finite() || !(0.0..18_446_744_073_709_551_616.0).contains(&units) {
+            return Err(problem(
+                self,
+                format!("{number} is out of range; accepted: a finite number from 0"),
+            ));
+        }
+        Ok(Value::from_units(self.kind, units as u64))
+    }
+}
+
+/// The numeric parameters, in table order: the axes a boundary search can vary.
+pub fn numeric_parameters() -> impl Iterator<Item = &'static Parameter> {
+    PARAMETERS.iter().filter(|p| p.is_numeric())
 }
 
 /// The parameter called `name` (`recover_at` is accepted for `recover-at`, as in files).
@@ -651,6 +794,158 @@ mod tests {
     fn preset_names_are_the_presets() {
         let names: Vec<&str> = crate::config::PRESETS.iter().map(|p| p.name).collect();
         assert_eq!(names, PRESET_NAMES);
+    }
+
+    fn file(text: &str) -> ScenarioFile {
+        ScenarioFile::parse(text, Some("toml")).unwrap()
+    }
+
+    const SPIKED: &str = "arrivals = \"poisson\"\nrate = \"40/s\"\nduration = \"60s\"\n\
+                          spike = [\"20s..25s@80/s\", \"40s..41s@90/s\"]\n\
+                          outage = \"5s..6s\"\n\
+                          degrade = \"10s..12s@0.5\"\n[server]\nmodel = \"capacity\"\n";
+
+    #[test]
+    fn trigger_shapes_keep_each_start_and_set_the_length() {
+        let mut f = file(SPIKED);
+        let ten = Value::Duration(SimDuration::from_secs(10));
+        param("spike-duration").apply(&mut f, &ten).unwrap();
+        param("outage-duration").apply(&mut f, &ten).unwrap();
+        param("degrade-duration")
+            .apply(&mut f, &Value::Duration(SimDuration::from_millis(1500)))
+            .unwrap();
+        param("degrade-factor")
+            .apply(
+                &mut f,
+                &param("degrade-factor").parse_value("0.25").unwrap(),
+            )
+            .unwrap();
+        let texts = |i: &Option<crate::config::Intervals>| -> Vec<String> {
+            i.as_ref()
+                .unwrap()
+                .0
+                .iter()
+                .map(|t| t.text.clone())
+                .collect()
+        };
+        assert_eq!(texts(&f.spike), ["20s..30s@80/s", "40s..50s@90/s"]);
+        assert_eq!(texts(&f.outage), ["5s..15s"]);
+        assert_eq!(texts(&f.degrade), ["10s..11.5s@0.25"]);
+        // The validated scenario has those triggers, and the columns say so in seconds.
+        let s = f.validate().unwrap();
+        let get = |name: &str| (param(name).get)(&s);
+        assert_eq!(get("spike-duration"), "10 10");
+        assert_eq!(get("spike-rate"), "80 90");
+        assert_eq!(get("outage-duration"), "10");
+        assert_eq!(get("degrade-duration"), "1.5");
+        assert_eq!(get("degrade-factor"), "0.25");
+        assert_eq!(s.overload.triggers.degrades[0].factor, 0.25);
+        // A spike pushed past the run's end is the spike's own error, naming the new text.
+        let mut f = file(SPIKED);
+        param("spike-duration")
+            .apply(&mut f, &Value::Duration(SimDuration::from_secs(30)))
+            .unwrap();
+        let e = f.validate().unwrap_err().to_string();
+        assert!(e.contains("--spike") && e.contains("40s..70s@90/s"), "{e}");
+    }
+
+    #[test]
+    fn a_trigger_axis_without_its_trigger_is_refused_in_one_line() {
+        let plain = ScenarioFile::default();
+        for (name, trigger) in [
+            ("spike-duration", "spike"),
+            ("outage-duration", "outage"),
+            ("degrade-factor", "degrade"),
+            ("degrade-duration", "degrade"),
+        ] {
+            let e = param(name).check(&plain).unwrap_err().to_string();
+            assert!(
+                e.starts_with(&format!("invalid --{name}: the scenario has no {trigger} "))
+                    && e.contains("accepted with a scenario that has one, e.g.")
+                    && !e.contains('\n'),
+                "{e}"
+            );
+        }
+        // The slowdown needs no trigger; a server without service times refuses it.
+        let mut f = ScenarioFile::default();
+        param("slowdown")
+            .apply(&mut f, &Value::Duration(SimDuration::from_millis(1)))
+            .unwrap();
+        let e = f.validate().unwrap_err().to_string();
+        assert!(e.contains("--slowdown"), "{e}");
+        // A degradation on a server without service times is refused by validation.
+        let e = file("degrade = \"1s..2s@0.5\"\n")
+            .validate()
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("--degrade") && e.contains("capacity"), "{e}");
+    }
+
+    #[test]
+    fn numbers_in_the_axis_unit_round_to_the_kind() {
+        assert_eq!(
+            param("degrade-duration").value_at(0.65).unwrap(),
+            Value::Duration(SimDuration::from_millis(650))
+        );
+        assert_eq!(param("workers").value_at(3.6).unwrap(), Value::Whole(4));
+        assert_eq!(
+            param("degrade-factor").value_at(0.4).unwrap(),
+            Value::Decimal(400_000_000)
+        );
+        assert_eq!(
+            param("rate").value_at(1.0 / 3.0).unwrap(),
+            Value::Decimal(333_333_333)
+        );
+        for bad in [-1.0, f64::NAN, f64::INFINITY, 1e30] {
+            let e = param("timeout").value_at(bad).unwrap_err().to_string();
+            assert!(
+                e.starts_with("invalid --timeout: ") && e.contains("out of range"),
+                "{e}"
+            );
+        }
+        assert!(param("strategy").value_at(1.0).is_err());
+        // `number` reads a value back in the unit; `Display` is a text that parses back.
+        for (name, text, number) in [
+            ("degrade-duration", "650ms", 0.65),
+            ("spike-duration", "1.5s", 1.5),
+            ("rate", "12.5", 12.5),
+            ("retries", "4", 4.0),
+            ("slowdown", "500us", 0.0005),
+        ] {
+            let value = param(name).parse_value(text).unwrap();
+            assert_eq!(value.number(), Some(number), "{name}");
+            assert_eq!(value.to_string(), text);
+            assert_eq!(param(name).parse_value(&value.to_string()).unwrap(), value);
+        }
+        let e = param("rate").parse_value("1,2").unwrap_err().to_string();
+        assert!(e.contains("not one value"), "{e}");
+        assert_eq!(Value::Name("down").number(), None);
+    }
+
+    #[test]
+    fn the_numeric_axes_are_the_numeric_kinds() {
+        let names: Vec<&str> = numeric_parameters().map(|p| p.name).collect();
+        for name in [
+            "clients",
+            "retries",
+            "rate",
+            "spike-rate",
+            "spike-duration",
+            "workers",
+            "service-time",
+            "slowdown",
+            "timeout",
+            "outage-duration",
+            "degrade-factor",
+            "degrade-duration",
+            "failure-rate",
+            "base",
+        ] {
+            assert!(names.contains(&name), "{name} missing from {names:?}");
+        }
+        for name in ["strategy", "server", "budget", "preset", "hidden-timers"] {
+            assert!(!names.contains(&name), "{name}");
+        }
     }
 
     #[test]

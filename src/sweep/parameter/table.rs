@@ -13,11 +13,30 @@ use crate::server::CapacityRule;
 use crate::time::SimDuration;
 use crate::workload::{Arrivals, Dist};
 
-use super::{short_breaker, short_budget, short_throttle, Control, Kind, Parameter, Value};
+use super::{short_breaker, short_budget, short_throttle, Control, Kind, Needs, Parameter, Value};
 
 fn seconds(d: SimDuration) -> String {
     // f64's shortest round-trip form: 100 ms is `0.1`, 1 s is `1`.
     d.as_secs_f64().to_string()
+}
+
+/// Durations in seconds, space-separated (one per trigger); empty without any.
+fn spaced(durations: impl Iterator<Item = SimDuration>) -> String {
+    durations.map(seconds).collect::<Vec<_>>().join(" ")
+}
+
+/// An interval as a file writes it, from its parts: `FROM..TO` or `FROM..TO@VALUE`.
+fn interval_text(interval: &IntervalText) -> String {
+    match &interval.value {
+        Some(value) => format!("{}..{}@{value}", interval.from, interval.to),
+        None => format!("{}..{}", interval.from, interval.to),
+    }
+}
+
+/// `interval` made `length` long, its start kept.
+fn reshape(interval: &mut IntervalText, length: SimDuration) {
+    interval.to = interval.from + length;
+    interval.text = interval_text(interval);
 }
 
 fn server_file(file: &mut ScenarioFile) -> &mut crate::config::ServerFile {
@@ -27,11 +46,13 @@ fn server_file(file: &mut ScenarioFile) -> &mut crate::config::ServerFile {
 /// Every parameter a sweep can vary, in grid order: the first varies slowest, the last
 /// fastest (docs/sweeps-and-clusters.md lists them). Strategy comes first so that a sweep's rows group by
 /// strategy.
-pub static PARAMETERS: [Parameter; 38] = [
+pub static PARAMETERS: [Parameter; 43] = [
     Parameter {
         name: "strategy",
         column: "strategy",
         kind: Kind::Strategy,
+        needs: Needs::Nothing,
+        label: false,
         help: "Strategies, a comma list or `all`",
         // `preset` (see `FROM_PRESET`) leaves the strategy to the cell's preset.
         set: |f, v| match v {
@@ -44,6 +65,8 @@ pub static PARAMETERS: [Parameter; 38] = [
         name: "clients",
         column: "clients",
         kind: Kind::Whole,
+        needs: Needs::Nothing,
+        label: true,
         help: "Numbers of clients, e.g. 100,1000,10000 or 100..1000 step 100",
         set: |f, v| f.clients = Some(v.whole()),
         get: |s| s.clients.to_string(),
@@ -52,6 +75,8 @@ pub static PARAMETERS: [Parameter; 38] = [
         name: "retries",
         column: "retries",
         kind: Kind::Whole,
+        needs: Needs::Nothing,
+        label: true,
         help: "Retries per client, e.g. 2..8",
         set: |f, v| f.retries = Some(u32_of(v)),
         get: |s| s.retries.to_string(),
@@ -60,6 +85,8 @@ pub static PARAMETERS: [Parameter; 38] = [
         name: "base",
         column: "base_s",
         kind: Kind::Duration,
+        needs: Needs::Nothing,
+        label: true,
         help: "First backoff delays, e.g. 100ms,1s or 100ms..1s step 100ms",
         set: |f, v| f.base = Some(v.duration()),
         get: |s| seconds(s.backoff.base),
@@ -68,6 +95,8 @@ pub static PARAMETERS: [Parameter; 38] = [
         name: "cap",
         column: "cap_s",
         kind: Kind::Duration,
+        needs: Needs::Nothing,
+        label: true,
         help: "Largest backoff delays, e.g. 10s,30s",
         set: |f, v| f.cap = Some(v.duration()),
         get: |s| seconds(s.backoff.cap),
@@ -76,6 +105,8 @@ pub static PARAMETERS: [Parameter; 38] = [
         name: "multiplier",
         column: "multiplier",
         kind: Kind::Decimal,
+        needs: Needs::Nothing,
+        label: true,
         help: "Backoff growth per retry, e.g. 1.5,2 or 1..3 step 0.5",
         set: |f, v| f.multiplier = Some(v.decimal()),
         get: |s| s.backoff.multiplier.to_string(),
@@ -84,6 +115,8 @@ pub static PARAMETERS: [Parameter; 38] = [
         name: "retry-probability",
         column: "retry_probability",
         kind: Kind::Decimal,
+        needs: Needs::Nothing,
+        label: true,
         help: "The probability that each retry is made, e.g. 0.25,0.5,1 or 0..1 step 0.25",
         set: |f, v| f.retry_probability = Some(v.decimal()),
         get: |s| s.retry_chance.to_string(),
@@ -92,6 +125,8 @@ pub static PARAMETERS: [Parameter; 38] = [
         name: "bin",
         column: "bin_s",
         kind: Kind::Duration,
+        needs: Needs::Nothing,
+        label: true,
         help: "Histogram window widths, e.g. 10ms,100ms",
         set: |f, v| f.bin = Some(v.duration()),
         get: |s| seconds(s.bin),
@@ -100,6 +135,8 @@ pub static PARAMETERS: [Parameter; 38] = [
         name: "server",
         column: "server",
         kind: Kind::Choice(SERVER_MODELS),
+        needs: Needs::Nothing,
+        label: true,
         help: "Server models, e.g. down,fixed-window",
         set: |f, v| server_file(f).model = Some(v.name().to_string()),
         get: |s| s.server.name().to_string(),
@@ -108,6 +145,8 @@ pub static PARAMETERS: [Parameter; 38] = [
         name: "recover-at",
         column: "recover_at_s",
         kind: Kind::Duration,
+        needs: Needs::Nothing,
+        label: true,
         help: "For a down server: when it starts serving, e.g. 5s..30s step 5s",
         set: |f, v| server_file(f).recover_at = Some(v.duration()),
         get: |s| match s.server {
@@ -121,6 +160,8 @@ pub static PARAMETERS: [Parameter; 38] = [
         name: "limit",
         column: "limit",
         kind: Kind::Whole,
+        needs: Needs::Nothing,
+        label: true,
         help: "Window limiters: requests admitted per window, e.g. 10,30,60",
         set: |f, v| server_file(f).limit = Some(u32_of(v)),
         get: |s| match window_rule(s) {
@@ -132,6 +173,8 @@ pub static PARAMETERS: [Parameter; 38] = [
         name: "window",
         column: "window_s",
         kind: Kind::Duration,
+        needs: Needs::Nothing,
+        label: true,
         help: "Window limiters: the window length, e.g. 1s,60s",
         set: |f, v| server_file(f).window = Some(v.duration()),
         get: |s| match window_rule(s) {
@@ -143,6 +186,8 @@ pub static PARAMETERS: [Parameter; 38] = [
         name: "clients-per-address",
         column: "clients_per_address",
         kind: Kind::Whole,
+        needs: Needs::Nothing,
+        label: true,
         help: "Limiters: clients sharing one address and so one counter, e.g. 1,5",
         set: |f, v| server_file(f).clients_per_address = Some(u32_of(v)),
         get: |s| match s.server {
@@ -157,6 +202,8 @@ pub static PARAMETERS: [Parameter; 38] = [
         name: "capacity",
         column: "capacity",
         kind: Kind::Whole,
+        needs: Needs::Nothing,
+        label: true,
         help: "Token bucket: tokens it holds when full, e.g. 10,30",
         set: |f, v| server_file(f).capacity = Some(u32_of(v)),
         get: |s| token_rule(s).map_or(String::new(), |r| r.capacity.to_string()),
@@ -165,6 +212,8 @@ pub static PARAMETERS: [Parameter; 38] = [
         name: "refill",
         column: "refill",
         kind: Kind::Whole,
+        needs: Needs::Nothing,
+        label: true,
         help: "Token bucket: tokens added per refill interval, e.g. 1,5",
         set: |f, v| server_file(f).refill = Some(u32_of(v)),
         get: |s| token_rule(s).map_or(String::new(), |r| r.refill.to_string()),
@@ -173,6 +222,8 @@ pub static PARAMETERS: [Parameter; 38] = [
         name: "refill-interval",
         column: "refill_interval_s",
         kind: Kind::Duration,
+        needs: Needs::Nothing,
+        label: true,
         help: "Token bucket: the refill interval, e.g. 1s,2s",
         set: |f, v| server_file(f).refill_interval = Some(v.duration()),
         get: |s| token_rule(s).map_or(String::new(), |r| seconds(r.interval)),
@@ -181,6 +232,8 @@ pub static PARAMETERS: [Parameter; 38] = [
         name: "epoch-phase",
         column: "epoch_phase_s",
         kind: Kind::Duration,
+        needs: Needs::Nothing,
+        label: true,
         help: "Limiters: where in the Unix second the run starts, e.g. 0ms..900ms step 100ms",
         set: |f, v| server_file(f).epoch_phase = Some(v.duration()),
         get: |s| match s.server {
@@ -195,6 +248,8 @@ pub static PARAMETERS: [Parameter; 38] = [
         name: "items",
         column: "items",
         kind: Kind::Whole,
+        needs: Needs::Nothing,
+        label: true,
         help: "Items each client fetches in sequence, e.g. 1,40",
         set: |f, v| f.items = Some(u32_of(v)),
         get: |s| match s.work {
@@ -206,6 +261,8 @@ pub static PARAMETERS: [Parameter; 38] = [
         name: "latency",
         column: "latency_s",
         kind: Kind::Duration,
+        needs: Needs::Nothing,
+        label: true,
         help: "Round-trip latency, e.g. 0ms,50ms,110ms",
         set: |f, v| f.latency = Some(LatencyText(Latency::Fixed(v.duration()))),
         get: |s| match s.latency {
@@ -218,6 +275,8 @@ pub static PARAMETERS: [Parameter; 38] = [
         name: "rate",
         column: "rate_per_s",
         kind: Kind::Decimal,
+        needs: Needs::Nothing,
+        label: true,
         help: "Poisson arrivals: total calls per second outside spikes, e.g. 10..90 step 10",
         set: |f, v| f.rate = Some(RateText(v.decimal())),
         get: |s| match &s.overload.arrivals {
@@ -229,6 +288,8 @@ pub static PARAMETERS: [Parameter; 38] = [
         name: "spike-rate",
         column: "spike_rate_per_s",
         kind: Kind::Decimal,
+        needs: Needs::Nothing,
+        label: true,
         help: "Poisson arrivals: the rate of every spike the scenario has, e.g. 60,80,100",
         set: |f, v| {
             if let Some(spikes) = &mut f.spike {
@@ -250,9 +311,30 @@ pub static PARAMETERS: [Parameter; 38] = [
         },
     },
     Parameter {
+        name: "spike-duration",
+        column: "spike_duration_s",
+        kind: Kind::Duration,
+        needs: Needs::Spike,
+        label: false,
+        help: "Poisson arrivals: the length of every spike the scenario has, its start kept, e.g. 5s..30s step 5s",
+        set: |f, v| {
+            if let Some(spikes) = &mut f.spike {
+                for spike in &mut spikes.0 {
+                    reshape(spike, v.duration());
+                }
+            }
+        },
+        get: |s| match &s.overload.arrivals {
+            Arrivals::Poisson(schedule) => spaced(schedule.spikes.iter().map(|spike| spike.to - spike.from)),
+            Arrivals::Herd => String::new(),
+        },
+    },
+    Parameter {
         name: "workers",
         column: "workers",
         kind: Kind::Whole,
+        needs: Needs::Nothing,
+        label: true,
         help: "Capacity server: requests in service at once, e.g. 50,100,200",
         set: |f, v| server_file(f).workers = Some(Bound(Some(u32_of(v)))),
         get: |s| capacity_rule(s).map_or(String::new(), |r| Bound(r.workers).to_string()),
@@ -261,6 +343,8 @@ pub static PARAMETERS: [Parameter; 38] = [
         name: "service-time",
         column: "service_time_s",
         kind: Kind::Duration,
+        needs: Needs::Nothing,
+        label: true,
         help: "Capacity server: a fixed service time, e.g. 10ms,50ms",
         set: |f, v| server_file(f).service_time = Some(DistText(Dist::Fixed(v.duration()))),
         get: |s| match capacity_rule(s).map(|r| r.service) {
@@ -271,9 +355,26 @@ pub static PARAMETERS: [Parameter; 38] = [
         },
     },
     Parameter {
+        name: "slowdown",
+        column: "slowdown_s",
+        kind: Kind::Duration,
+        needs: Needs::Nothing,
+        label: false,
+        help: "Capacity server: the time added to a request for each other one in service, e.g. 0ms..2ms step 500us",
+        set: |f, v| server_file(f).slowdown = Some(v.duration()),
+        // Empty at zero, as without a capacity server, so that configs without a slowdown
+        // keep their seed labels.
+        get: |s| match capacity_rule(s).map(|r| r.slowdown) {
+            Some(d) if !d.is_zero() => seconds(d),
+            _ => String::new(),
+        },
+    },
+    Parameter {
         name: "queue",
         column: "queue",
         kind: Kind::Whole,
+        needs: Needs::Nothing,
+        label: true,
         help: "Capacity server: requests waiting for a worker at most, e.g. 10,100",
         set: |f, v| server_file(f).queue = Some(Bound(Some(u32_of(v)))),
         get: |s| capacity_rule(s).map_or(String::new(), |r| Bound(r.queue).to_string()),
@@ -282,6 +383,8 @@ pub static PARAMETERS: [Parameter; 38] = [
         name: "timeout",
         column: "timeout_s",
         kind: Kind::Duration,
+        needs: Needs::Nothing,
+        label: true,
         help: "Client timeout per attempt, e.g. 500ms..3s step 500ms",
         set: |f, v| f.timeout = Some(v.duration()),
         get: |s| s.overload.timeout.map_or(String::new(), seconds),
@@ -290,6 +393,8 @@ pub static PARAMETERS: [Parameter; 38] = [
         name: "outage",
         column: "outage_s",
         kind: Kind::Duration,
+        needs: Needs::Nothing,
+        label: true,
         help: "An outage from 0 to D replacing the scenario's outages, e.g. 10s,20s,30s",
         set: |f, v| {
             let text = format!("0s..{}", v.duration());
@@ -317,9 +422,68 @@ pub static PARAMETERS: [Parameter; 38] = [
         },
     },
     Parameter {
+        name: "outage-duration",
+        column: "outage_duration_s",
+        kind: Kind::Duration,
+        needs: Needs::Outage,
+        label: false,
+        help: "The length of every outage the scenario has, its start kept, e.g. 10s..60s step 10s",
+        set: |f, v| {
+            if let Some(outages) = &mut f.outage {
+                for outage in &mut outages.0 {
+                    reshape(outage, v.duration());
+                }
+            }
+        },
+        get: |s| spaced(s.overload.triggers.outages.iter().map(|(from, to)| *to - *from)),
+    },
+    Parameter {
+        name: "degrade-factor",
+        column: "degrade_factor",
+        kind: Kind::Decimal,
+        needs: Needs::Degrade,
+        label: false,
+        help: "Capacity server: the capacity left during every degradation the scenario has, e.g. 0.2..0.5 step 0.05",
+        set: |f, v| {
+            if let Some(degrades) = &mut f.degrade {
+                for degrade in &mut degrades.0 {
+                    degrade.value = Some(v.decimal().to_string());
+                    degrade.text = interval_text(degrade);
+                }
+            }
+        },
+        get: |s| {
+            s.overload
+                .triggers
+                .degrades
+                .iter()
+                .map(|d| d.factor.to_string())
+                .collect::<Vec<_>>()
+                .join(" ")
+        },
+    },
+    Parameter {
+        name: "degrade-duration",
+        column: "degrade_duration_s",
+        kind: Kind::Duration,
+        needs: Needs::Degrade,
+        label: false,
+        help: "Capacity server: the length of every degradation the scenario has, its start kept, e.g. 500ms..1s step 50ms",
+        set: |f, v| {
+            if let Some(degrades) = &mut f.degrade {
+                for degrade in &mut degrades.0 {
+                    reshape(degrade, v.duration());
+                }
+            }
+        },
+        get: |s| spaced(s.overload.triggers.degrades.iter().map(|d| d.to - d.from)),
+    },
+    Parameter {
         name: "failure-rate",
         column: "failure_rate",
         kind: Kind::Decimal,
+        needs: Needs::Nothing,
+        label: true,
         help: "Flaky server: the probability that an attempt fails, e.g. 0..0.9 step 0.1",
         set: |f, v| server_file(f).failure_rate = Some(v.decimal()),
         get: |s| match s.server {
@@ -332,6 +496,8 @@ pub static PARAMETERS: [Parameter; 38] = [
         name: "sticky-failures",
         column: "sticky_failures",
         kind: Kind::Decimal,
+        needs: Needs::Nothing,
+        label: true,
         help: "The fraction of client processes whose every attempt fails, e.g. 0,0.1,0.2",
         set: |f, v| f.sticky_failures = Some(v.decimal()),
         get: |s| s.overload.sticky.fraction.to_string(),
@@ -340,6 +506,8 @@ pub static PARAMETERS: [Parameter; 38] = [
         name: "budget",
         column: "budget",
         kind: Kind::Control(Control::Budget),
+        needs: Needs::Nothing,
+        label: true,
         help: "Retry budgets, e.g. none,token-bucket,grpc:max_tokens=20,token_ratio=0.2 (a key=value item belongs to the budget before it)",
         set: |f, v| f.budget = Some(v.text()),
         get: |s| {
@@ -351,6 +519,8 @@ pub static PARAMETERS: [Parameter; 38] = [
         name: "breaker",
         column: "breaker",
         kind: Kind::Control(Control::Breaker),
+        needs: Needs::Nothing,
+        label: true,
         help: "Circuit breakers, e.g. none,retries:ratio=0.1,window=all (a key=value item belongs to the breaker before it)",
         set: |f, v| f.breaker = Some(v.text()),
         get: |s| {
@@ -362,6 +532,8 @@ pub static PARAMETERS: [Parameter; 38] = [
         name: "throttle",
         column: "throttle",
         kind: Kind::Control(Control::Throttle),
+        needs: Needs::Nothing,
+        label: true,
         help: "Adaptive throttles, e.g. none,sre:k=1.5 (a key=value item belongs to the throttle before it)",
         set: |f, v| f.throttle = Some(v.text()),
         get: |s| short_throttle(&s.controls.throttle),
@@ -370,6 +542,8 @@ pub static PARAMETERS: [Parameter; 38] = [
         name: "preset",
         column: "preset",
         kind: Kind::Choice(&PRESET_NAMES),
+        needs: Needs::Nothing,
+        label: true,
         help: "Production clients (--preset), e.g. aws-standard,grpc,envoy; keys given by the sweep or the config override theirs",
         set: |f, v| f.preset = Some(v.name().to_string()),
         get: |s| s.preset.unwrap_or_default().to_string(),
@@ -378,6 +552,8 @@ pub static PARAMETERS: [Parameter; 38] = [
         name: "hidden",
         column: "hidden",
         kind: Kind::Decimal,
+        needs: Needs::Nothing,
+        label: true,
         help: "Browser tabs: the fraction hidden at t = 0, e.g. 0,0.4 or 0..1 step 0.2",
         set: |f, v| f.hidden = Some(v.decimal()),
         get: |s| s.browser.hidden.to_string(),
@@ -386,6 +562,8 @@ pub static PARAMETERS: [Parameter; 38] = [
         name: "visibility-switch",
         column: "visibility_switch_s",
         kind: Kind::Duration,
+        needs: Needs::Nothing,
+        label: true,
         help: "Browser tabs: the mean dwell between visibility flips, e.g. 1m,3m,10m",
         set: |f, v| f.visibility_switch = Some(v.duration()),
         get: |s| s.browser.switch_mean.map_or(String::new(), seconds),
@@ -394,6 +572,8 @@ pub static PARAMETERS: [Parameter; 38] = [
         name: "hidden-timers",
         column: "hidden_timers",
         kind: Kind::Choice(&HiddenTimers::NAMES),
+        needs: Needs::Nothing,
+        label: true,
         help: "Browser tabs: a hidden tab's timers, e.g. chrome,none",
         set: |f, v| f.hidden_timers = Some(v.name().to_string()),
         get: |s| match tabs_hide(s) {
@@ -405,6 +585,8 @@ pub static PARAMETERS: [Parameter; 38] = [
         name: "when-hidden",
         column: "when_hidden",
         kind: Kind::Choice(&WhenHidden::NAMES),
+        needs: Needs::Nothing,
+        label: true,
         help: "Browser tabs: what a hidden tab does about a retry, e.g. retry,pause",
         set: |f, v| f.when_hidden = Some(v.name().to_string()),
         get: |s| match tabs_hide(s) {
@@ -416,6 +598,8 @@ pub static PARAMETERS: [Parameter; 38] = [
         name: "headers-visible",
         column: "headers_visible",
         kind: Kind::Decimal,
+        needs: Needs::Nothing,
+        label: true,
         help: "Limiters and capacity: the fraction of tabs that can read the headers, e.g. 0,0.5,1",
         set: |f, v| server_file(f).headers_visible = Some(HeadersVisible(v.decimal())),
         // Empty when every tab can read them (or the server sends none), as in the default
@@ -430,6 +614,8 @@ pub static PARAMETERS: [Parameter; 38] = [
         name: "clock-skew",
         column: "clock_skew_sd_s",
         kind: Kind::Duration,
+        needs: Needs::Nothing,
+        label: true,
         help: "Browser tabs: the standard deviation of clock skews centred on 0, e.g. 0s,1s,2s",
         set: |f, v| {
             f.clock_skew = Some(match v.duration() {
