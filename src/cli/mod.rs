@@ -168,8 +168,7 @@ pub enum Command {
     ///
     /// Example: herd-sim merge --out output/sweep.csv output/shards/
     Merge(MergeArgs),
-    /// Print the golden trace of a retry policy against a scripted sequence of outcomes: per
-    /// attempt the delay drawn, the budget before and after, and the decision.
+    /// Print a policy's golden trace: each scripted attempt's delay, budget and decision.
     ///
     /// Example: herd-sim trace-policy --preset grpc --outcomes error*4,success
     TracePolicy(TracePolicyArgs),
