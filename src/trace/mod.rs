@@ -2,7 +2,7 @@
 //! streamed while the run goes on. Owns the engine's observer hook ([`Observer`], with the
 //! do-nothing [`NoTrace`] every untraced run uses), the line format ([`TraceFormat`]), the
 //! seeded client sample ([`Sample`]) and the writer ([`TraceWriter`]). The writer writes into
-//! any [`Write`] through a fixed buffer, so memory stays flat however many attempts there
+//! any [`Write`](std::io::Write) through a fixed buffer, so memory stays flat however many attempts there
 //! are; opening the file (and replacing it whole) is [`crate::output`]'s.
 //!
 //! **Fields** (docs/reports.md lists them with their types): `run` (the strategy's place in
