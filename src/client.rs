@@ -267,19 +267,12 @@ mod tests {
     use super::*;
     use crate::policy::control::Budget;
     use crate::policy::trace::{parse_script, trace, TraceSpec};
-    use crate::policy::{Backoff, RetryChance, Strategy};
+    use crate::policy::Strategy;
 
     fn policy(strategy: Strategy, retries: u32) -> Policy {
         Policy {
-            strategy,
-            backoff: Backoff {
-                base: SimDuration::from_secs(1),
-                cap: SimDuration::from_secs(30),
-                multiplier: 2.0,
-                jitter_order: Default::default(),
-            },
             max_retries: retries,
-            retry_chance: RetryChance::ALWAYS,
+            ..Policy::experiment1(strategy)
         }
     }
 

@@ -139,25 +139,12 @@ fn budget_text(state: &ProcessControl, controls: &Controls, now: SimTime) -> Str
             },
             _,
         ) => format!("requests {active_requests}, retries {active_retries}"),
-        (
-            BudgetState::Finagle(w),
-            Budget::Finagle {
-                ttl,
-                min_per_s,
-                percent,
-            },
-        ) => {
-            // Finagle's balance: the deposits and withdrawals of the last ttl plus the reserve,
-            // in its fixed point (1000 a deposit), as `allow_retry` weighs it.
-            let withdrawal = if percent == 0.0 {
-                1
-            } else {
-                (1000.0 / (percent / 100.0)) as i64
-            };
-            let reserve = min_per_s as i64 * (ttl.as_nanos() / 1_000_000_000) as i64 * withdrawal;
-            format!("{}", w.sum(now) + reserve)
+        (state @ BudgetState::Finagle(_), budget) => {
+            format!(
+                "{}",
+                state.finagle_balance(&budget, now).unwrap_or_default()
+            )
         }
-        (BudgetState::Finagle(w), _) => format!("{}", w.sum(now)),
     }
 }
 
@@ -343,22 +330,15 @@ pub fn render(lines: &[TraceLine], preamble: &[String]) -> String {
 mod tests {
     use super::*;
     use crate::policy::control::Budget;
-    use crate::policy::{Backoff, Strategy};
+    use crate::policy::Strategy;
 
     const S: u64 = 1_000_000_000;
 
     fn spec(budget: &str, script: &str, retries: u32) -> TraceSpec {
         TraceSpec {
             policy: Policy {
-                strategy: Strategy::Exponential,
-                backoff: Backoff {
-                    base: SimDuration::from_secs(1),
-                    cap: SimDuration::from_secs(30),
-                    multiplier: 2.0,
-                    jitter_order: Default::default(),
-                },
                 max_retries: retries,
-                retry_chance: crate::policy::RetryChance::ALWAYS,
+                ..Policy::experiment1(Strategy::Exponential)
             },
             controls: Controls {
                 budget: Budget::parse(budget).unwrap(),

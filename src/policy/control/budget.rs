@@ -140,6 +140,12 @@ impl Budget {
         }
     }
 
+    /// Finagle's reserve: `min_per_s × ttl` withdrawals always covered.
+    fn finagle_reserve(ttl: SimDuration, min_per_s: u64, percent: f64) -> i64 {
+        let (_, withdrawal) = Budget::finagle_amounts(percent);
+        min_per_s as i64 * (ttl.as_nanos() / 1_000_000_000) as i64 * withdrawal
+    }
+
     /// A process's budget in its initial state.
     pub fn start(&self) -> BudgetState {
         match *self {
@@ -172,6 +178,24 @@ pub enum BudgetState {
     },
     /// Finagle's deposits and withdrawals of the last `ttl`.
     Finagle(Windowed),
+}
+
+impl BudgetState {
+    /// Finagle's balance as a retry is weighed against it: the deposits and withdrawals of the
+    /// last `ttl` plus the reserve, in its fixed point (1000 a deposit); `None` for the others.
+    pub fn finagle_balance(&mut self, budget: &Budget, now: SimTime) -> Option<i64> {
+        match (self, budget) {
+            (
+                BudgetState::Finagle(w),
+                Budget::Finagle {
+                    ttl,
+                    min_per_s,
+                    percent,
+                },
+            ) => Some(w.sum(now) + Budget::finagle_reserve(*ttl, *min_per_s, *percent)),
+            _ => None,
+        }
+    }
 }
 
 /// How an attempt ended, as a budget sees it.
@@ -318,9 +342,8 @@ impl BudgetState {
                 },
             ) => {
                 let (_, withdrawal) = Budget::finagle_amounts(*percent);
-                let reserve =
-                    *min_per_s as i64 * (ttl.as_nanos() / 1_000_000_000) as i64 * withdrawal;
-                let ok = w.sum(now) + reserve >= withdrawal;
+                let ok =
+                    w.sum(now) + Budget::finagle_reserve(*ttl, *min_per_s, *percent) >= withdrawal;
                 if ok {
                     w.add(now, -withdrawal);
                 }
