@@ -404,7 +404,8 @@ pub struct OverloadTally {
     /// Answers that arrived after their attempt's timeout (ignored).
     pub late: u64,
     /// Requests a cancelling server dropped unserved and unanswered, their client gone: at
-    /// arrival, or at their turn in the queue. Requests are served, refused or dropped.
+    /// arrival, or at their turn in the queue; and those a worker dropped past their deadline
+    /// (deadline propagation). Requests are served, refused or dropped.
     pub dropped: u64,
     /// Sum of the successful attempts' send-to-answer times.
     pub latency_sum_ns: u128,

@@ -313,6 +313,10 @@ pub struct OverloadArgs {
     #[arg(long, value_name = "DURATION", value_parser = parse_duration_arg, allow_hyphen_values = true)]
     pub timeout: Option<SimDuration>,
 
+    /// Capacity, with --timeout: propagate each attempt's deadline; a worker drops a request whose deadline cannot be met, spending COST (0 to 1) of its service time.
+    #[arg(long, value_name = "COST", value_parser = parse_number, allow_hyphen_values = true)]
+    pub deadline_propagation: Option<f64>,
+
     /// Window of the overload time series [default: 1s].
     #[arg(long, value_name = "DURATION", value_parser = parse_duration_arg, allow_hyphen_values = true)]
     pub series_bin: Option<SimDuration>,
@@ -409,6 +413,7 @@ impl RunArgs {
             retry_probability: self.retry_probability,
             sticky_failures: o.sticky_failures,
             jitter_order: self.jitter_order.clone(),
+            deadline_propagation: o.deadline_propagation,
             bin: self.bin,
             seed: self.seed,
             memory_limit: self.memory_limit,

@@ -285,6 +285,9 @@ pub struct ScenarioFile {
     pub sticky_failures: Option<f64>,
     /// `after-cap` or `before-cap`: where jitter meets the cap (`--jitter-order`).
     pub jitter_order: Option<String>,
+    /// The fraction of a service a capacity server spends dropping a request whose deadline
+    /// cannot be met (`--deadline-propagation`).
+    pub deadline_propagation: Option<f64>,
     /// Histogram window (`--bin`).
     pub bin: Option<SimDuration>,
     /// Master seed (`--seed`).
@@ -387,6 +390,7 @@ impl ScenarioFile {
             retry_probability: over.retry_probability.or(self.retry_probability),
             sticky_failures: over.sticky_failures.or(self.sticky_failures),
             jitter_order: over.jitter_order.or(self.jitter_order),
+            deadline_propagation: over.deadline_propagation.or(self.deadline_propagation),
             bin: over.bin.or(self.bin),
             seed: over.seed.or(self.seed),
             memory_limit: over.memory_limit.or(self.memory_limit),

@@ -9,7 +9,7 @@ use std::fmt;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use super::{invalid, ConfigError, ScenarioFile, ServerModel};
-use crate::engine::calls::StickyFailures;
+use crate::engine::calls::{DeadlinePropagation, StickyFailures};
 use crate::engine::Overload;
 use crate::server::{Degrade, Triggers};
 use crate::time::{parse_duration, SimDuration, SimTime};
@@ -425,7 +425,26 @@ impl ScenarioFile {
         let positive = |field: &'static str, value: Option<SimDuration>, default: u64| {
             super::positive_duration(field, value, default)
         };
+        let deadlines = match self.deadline_propagation {
+            None => DeadlinePropagation::default(),
+            Some(c) if !(0.0..=1.0).contains(&c) => {
+                return Err(invalid(
+                    "--deadline-propagation",
+                    c,
+                    "accepted: the fraction of a service a dropped request costs, from 0 to 1",
+                ))
+            }
+            Some(c) if !matches!(server, ServerModel::Capacity(_)) || self.timeout.is_none() => {
+                return Err(invalid(
+                    "--deadline-propagation",
+                    c,
+                    "accepted with --server capacity and a --timeout (the deadline it propagates)",
+                ))
+            }
+            Some(c) => DeadlinePropagation { cost: Some(c) },
+        };
         Ok(Overload {
+            deadlines,
             arrivals,
             timeout: self.timeout,
             // `occ` reads its network delay itself; on the call loop it is each direction.

@@ -1,6 +1,7 @@
 //! The shapes of real incidents, each checked against a value worked out by hand or a closed
-//! form: probabilistic retry (`--retry-probability`), sticky failures (`--sticky-failures`)
-//! and the scope of budgets and breakers (`scope=client|global`).
+//! form: probabilistic retry (`--retry-probability`), sticky failures (`--sticky-failures`),
+//! the scope of budgets and breakers (`scope=client|global`) and deadline propagation
+//! (`--deadline-propagation`).
 
 use herd_sim::config::{ScenarioFile, StrategyList};
 use herd_sim::engine::{simulate, simulate_all, Path};
@@ -298,4 +299,131 @@ fn sticky_failures_and_scopes_are_swept_printed_and_refused_when_wrong() {
     assert!(e.contains("--breaker") && e.contains("scope"), "{e}");
     let e = refused(&["--server", "occ", "--sticky-failures", "0.1"]);
     assert!(e.contains("--sticky-failures"), "{e}");
+}
+
+// ---------------------------------------------------------------- deadline propagation
+
+/// Four calls at t = 0 to one worker with a fixed 1 s service and no retries.
+fn one_worker(timeout: &str, extra: &str) -> herd_sim::series::OverloadTally {
+    call_loop(&format!(
+        "clients = 4\nstrategy = \"naive\"\nretries = 0\ntimeout = \"{timeout}\"\n{extra}\
+         [server]\nmodel = \"capacity\"\nworkers = 1\nservice_time = \"1s\"\n"
+    ))
+    .1
+}
+
+#[test]
+fn a_propagated_deadline_drops_exactly_the_requests_that_cannot_make_it() {
+    const S: u64 = 1_000_000_000;
+    // Timeout 2.5 s, a drop costs 0.1 of a service. By hand: r0 is served 0–1 s and r1
+    // 1–2 s (each ends before its deadline 2.5 s); at 2 s r2 would end at 3 s, past it:
+    // dropped, the worker free at 2.1 s; r3 would end at 3.1 s: dropped, free at 2.2 s. The
+    // two clients time out at 2.5 s; the server spent 0.2 s on them.
+    let t = one_worker("2500ms", "deadline_propagation = 0.1\n");
+    assert_eq!((t.calls_succeeded, t.timed_out, t.late), (2, 2, 0));
+    assert_eq!((t.dropped, t.abandoned_work_ns), (2, 2 * S / 10));
+    // Without propagation the worker serves r2 (2–3 s) and r3 (3–4 s) for nobody: two late
+    // answers, 2 s of abandoned work.
+    let t = one_worker("2500ms", "");
+    assert_eq!((t.calls_succeeded, t.timed_out, t.late), (2, 2, 2));
+    assert_eq!((t.dropped, t.abandoned_work_ns), (0, 2 * S));
+    // Timeout 1.5 s, a drop costs 0.6: r0 is served 0–1 s; at 1 s r1 would end at 2 s:
+    // dropped, free at 1.6 s. r2 and r3 timed out at 1.5 s while they queued: each dropped
+    // at its turn (1.6 s, 2.2 s) for 0.6 s. 1.8 s of abandoned work, nothing late.
+    let t = one_worker("1500ms", "deadline_propagation = 0.6\n");
+    assert_eq!((t.calls_succeeded, t.timed_out, t.late), (1, 3, 0));
+    assert_eq!((t.dropped, t.abandoned_work_ns), (3, 18 * S / 10));
+    // A server that also cancels skips r2 and r3 for free: only r1's check is paid.
+    let cancels = call_loop(
+        "clients = 4\nstrategy = \"naive\"\nretries = 0\ntimeout = \"1500ms\"\n\
+         deadline_propagation = 0.6\n[server]\nmodel = \"capacity\"\nworkers = 1\n\
+         service_time = \"1s\"\nserver_cancels = true\n",
+    )
+    .1;
+    assert_eq!((cancels.calls_succeeded, cancels.timed_out), (1, 3));
+    // Dropped all the same: r1 past its deadline, r2 and r3 cancelled at their turn.
+    assert_eq!(
+        (cancels.dropped, cancels.abandoned_work_ns),
+        (3, 6 * S / 10)
+    );
+}
+
+#[test]
+fn deadline_propagation_is_swept_printed_and_refused_where_it_cannot_work() {
+    let out = String::from_utf8(crate::herd_sim_ok(&[
+        "--clients",
+        "4",
+        "--server",
+        "capacity",
+        "--workers",
+        "1",
+        "--timeout",
+        "2s",
+        "--deadline-propagation",
+        "0.1",
+    ]))
+    .unwrap();
+    assert!(
+        out.contains("timeout 2s propagated as a deadline (a drop costs 0.1 of a service)"),
+        "{out}"
+    );
+    let csv = String::from_utf8(crate::herd_sim_ok(&[
+        "sweep",
+        "--clients",
+        "4",
+        "--server",
+        "capacity",
+        "--workers",
+        "1",
+        "--timeout",
+        "2s",
+        "--deadline-propagation",
+        "0,1",
+    ]))
+    .unwrap();
+    let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
+    let column = header
+        .iter()
+        .position(|h| *h == "deadline_propagation")
+        .unwrap();
+    let values: Vec<&str> = csv
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').nth(column).unwrap())
+        .collect();
+    assert_eq!(values, ["0", "1"]);
+    for (args, wanted) in [
+        (
+            &["--server", "capacity", "--deadline-propagation", "0.1"][..],
+            "--timeout",
+        ),
+        (
+            &[
+                "--server",
+                "flaky",
+                "--timeout",
+                "1s",
+                "--deadline-propagation",
+                "0.1",
+            ][..],
+            "--server capacity",
+        ),
+        (
+            &[
+                "--server",
+                "capacity",
+                "--timeout",
+                "1s",
+                "--deadline-propagation",
+                "2",
+            ][..],
+            "from 0 to 1",
+        ),
+    ] {
+        let e = refused(args);
+        assert!(
+            e.contains("--deadline-propagation") && e.contains(wanted),
+            "{e}"
+        );
+    }
 }

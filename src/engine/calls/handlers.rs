@@ -289,13 +289,7 @@ impl<O: Observer> Loop<'_, O> {
                 if service.is_zero() && !matches!(self.server, Server::Capacity(_)) {
                     self.complete_instantly(now, window, job);
                 } else {
-                    self.push(
-                        now + service,
-                        Ev::Complete {
-                            job,
-                            service: service.as_nanos(),
-                        },
-                    );
+                    self.start_service(now, job, service);
                 }
             }
             Admission::Queued => {
@@ -329,6 +323,11 @@ impl<O: Observer> Loop<'_, O> {
         let window = self.windows.window_of(now);
         self.tally.served_windows.record_window(window);
         self.deliver_served(now, job, service);
+        self.take_next(now);
+    }
+
+    /// A worker is free at `now`: it takes the next waiting request, if any.
+    pub(super) fn take_next(&mut self, now: SimTime) {
         let factor = self.spec.overload.triggers.factor_at(now);
         let calls = &self.calls;
         let next = match &mut self.server {
@@ -339,13 +338,7 @@ impl<O: Observer> Loop<'_, O> {
             if !Self::abandoned(&self.calls, &job) {
                 self.calls[job.call as usize].phase = Phase::Elsewhere;
             }
-            self.push(
-                now + service,
-                Ev::Complete {
-                    job,
-                    service: service.as_nanos(),
-                },
-            );
+            self.start_service(now, job, service);
         }
     }
 

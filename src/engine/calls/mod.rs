@@ -59,6 +59,7 @@
 //! `attempts = succeeded + timed_out + refused` (+ attempts dropped unread by a cancelling
 //! server, which are timed out first).
 
+mod deadline;
 mod handlers;
 mod overload;
 mod sticky;
@@ -68,6 +69,7 @@ mod tabs;
 #[cfg(test)]
 mod tests;
 
+pub use deadline::DeadlinePropagation;
 pub use overload::Overload;
 pub use sticky::StickyFailures;
 
@@ -150,6 +152,11 @@ enum Ev {
         call: u32,
         attempt: u32,
         answer: Answer,
+    },
+    /// A worker dropped a request whose deadline could not be met, after `spent` ns
+    /// (deadline propagation).
+    Dropped {
+        spent: u64,
     },
     Timeout {
         call: u32,
@@ -312,6 +319,7 @@ pub fn simulate_calls_observed<O: Observer>(spec: &RunSpec, trace: O) -> (Tally,
                 answer,
             } => run.deliver(now, call, attempt, answer),
             Ev::Timeout { call, attempt } => run.timeout(now, call, attempt),
+            Ev::Dropped { spent } => run.dropped(now, spent),
         }
     }
     let in_system = run.in_system();

@@ -7,7 +7,7 @@ use crate::workload::Arrivals;
 
 use crate::engine::NetworkDelay;
 
-use super::StickyFailures;
+use super::{DeadlinePropagation, StickyFailures};
 
 /// What the call loop adds to a run: arrivals, timeouts, network delay, triggers and the
 /// series. The default adds nothing (a herd, no timeout, no delay, no trigger).
@@ -27,6 +27,8 @@ pub struct Overload {
     pub recovery_hold: SimDuration,
     /// Client processes whose every attempt fails (none by default).
     pub sticky: StickyFailures,
+    /// Whether a capacity server drops requests whose deadline cannot be met.
+    pub deadlines: DeadlinePropagation,
 }
 
 impl Default for Overload {
@@ -39,6 +41,7 @@ impl Default for Overload {
             series_bin: SimDuration::from_secs(1),
             recovery_hold: SimDuration::from_secs(5),
             sticky: StickyFailures::default(),
+            deadlines: DeadlinePropagation::default(),
         }
     }
 }
@@ -133,6 +136,12 @@ impl Overload {
         let timeout = match self.timeout {
             Some(t) => format!("timeout {t}"),
             None => "no timeout".to_string(),
+        };
+        let timeout = match self.deadlines.cost {
+            Some(cost) => {
+                format!("{timeout} propagated as a deadline (a drop costs {cost} of a service)")
+            }
+            None => timeout,
         };
         match self.network {
             Some(d) => format!("{timeout}, network {d} each way"),

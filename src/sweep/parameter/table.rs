@@ -46,7 +46,7 @@ fn server_file(file: &mut ScenarioFile) -> &mut crate::config::ServerFile {
 /// Every parameter a sweep can vary, in grid order: the first varies slowest, the last
 /// fastest (docs/sweeps-and-clusters.md lists them). Strategy comes first so that a sweep's rows group by
 /// strategy.
-pub static PARAMETERS: [Parameter; 43] = [
+pub static PARAMETERS: [Parameter; 44] = [
     Parameter {
         name: "strategy",
         column: "strategy",
@@ -388,6 +388,18 @@ pub static PARAMETERS: [Parameter; 43] = [
         help: "Client timeout per attempt, e.g. 500ms..3s step 500ms",
         set: |f, v| f.timeout = Some(v.duration()),
         get: |s| s.overload.timeout.map_or(String::new(), seconds),
+    },
+    Parameter {
+        name: "deadline-propagation",
+        column: "deadline_propagation",
+        kind: Kind::Decimal,
+        needs: Needs::Nothing,
+        // A server's policy compared on the same dice, as strategies are; configs without
+        // it keep their seeds.
+        label: false,
+        help: "Capacity with a timeout: the fraction of a service a request dropped past its deadline costs, e.g. 0,0.1",
+        set: |f, v| f.deadline_propagation = Some(v.decimal()),
+        get: |s| s.overload.deadlines.cost.map_or(String::new(), |c| c.to_string()),
     },
     Parameter {
         name: "outage",
