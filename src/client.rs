@@ -205,7 +205,7 @@ impl<C: Clock> Guard<C> {
     pub fn admit(&mut self, call: &mut CallState) -> Admit {
         let now = self.clock.now();
         let rng = &mut self.rng;
-        let draw = || (rand::RngCore::next_u64(rng) >> 11) as f64 / (1u64 << 53) as f64;
+        let draw = || crate::rng::unit_interval(rand::RngCore::next_u64(rng));
         match self.state.send(&self.controls, now, draw) {
             Gate::Go => Admit::Go,
             Gate::Wait(d) => Admit::Wait(Duration::from_nanos(d.as_nanos())),

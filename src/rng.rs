@@ -32,6 +32,14 @@ pub fn splitmix64(state: &mut u64) -> u64 {
     z ^ (z >> 31)
 }
 
+/// A 64-bit word as a uniform `f64` in `[0, 1)`: its top 53 bits times 2^-53, exact, so every
+/// caller that draws a probability from a word (the engine's delays, a throttle's rejection, the
+/// golden traces, the client guard) turns the same word into the same number.
+#[inline(always)]
+pub fn unit_interval(word: u64) -> f64 {
+    (word >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
+}
+
 /// The ChaCha8 generator of a run: key = four SplitMix64 words from the run seed, stream 0.
 pub fn chacha_for_run(run_seed: u64) -> ChaCha8Rng {
     let mut state = run_seed;
@@ -135,6 +143,23 @@ pub fn uniform_below<R: RngCore + ?Sized>(rng: &mut R, n: u64) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn unit_interval_maps_words_onto_multiples_of_two_to_the_minus_53() {
+        assert_eq!(unit_interval(0), 0.0);
+        assert_eq!(unit_interval(1 << 63), 0.5);
+        assert_eq!(
+            unit_interval((1 << 11) - 1),
+            0.0,
+            "the low 11 bits are dropped"
+        );
+        assert_eq!(unit_interval(1 << 11), 2f64.powi(-53));
+        assert_eq!(
+            unit_interval(u64::MAX),
+            1.0 - 2f64.powi(-53),
+            "never reaches 1"
+        );
+    }
 
     #[test]
     fn splitmix_matches_the_reference_sequence() {

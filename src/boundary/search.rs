@@ -385,7 +385,7 @@ mod tests {
                         .map(|r| {
                             self.runs.set(self.runs.get() + 1);
                             let seed = derive_seed(7, &format!("x={};replicate={r}", probe.value));
-                            let u = (seed >> 11) as f64 / (1u64 << 53) as f64;
+                            let u = crate::rng::unit_interval(seed);
                             Outcome {
                                 seed,
                                 collapsed: u < self.p(probe.value as f64),

@@ -52,7 +52,7 @@ pub const STUDY_NETWORK: NetworkDelay = NetworkDelay::Normal {
 /// A uniform `f64` in `[0, 1)` with 53 random bits.
 #[inline(always)]
 pub(super) fn unit(rng: &mut ClientRng) -> f64 {
-    (rng.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
+    crate::rng::unit_interval(rng.next_u64())
 }
 
 /// One standard normal draw, Marsaglia's polar method (the second value is discarded, so a

@@ -183,7 +183,7 @@ pub fn trace(spec: &TraceSpec) -> Vec<TraceLine> {
         let mut previous = spec.policy.backoff.base;
         loop {
             // The throttle's draw, as the call loop makes it: 53 bits, uniform in [0, 1).
-            let draw = || (rand::RngCore::next_u64(&mut rng) >> 11) as f64 / (1u64 << 53) as f64;
+            let draw = || crate::rng::unit_interval(rand::RngCore::next_u64(&mut rng));
             match state.send(c, now, draw) {
                 Gate::Go => {}
                 Gate::Wait(wait) => {

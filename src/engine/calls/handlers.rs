@@ -118,7 +118,7 @@ impl<O: Observer> Loop<'_, O> {
         if self.controls.is_active() {
             let rng = &mut self.rngs[process as usize];
             // The throttle's draw, when it may reject: 53 bits, uniform in [0, 1).
-            let draw = || (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
+            let draw = || crate::rng::unit_interval(rng.next_u64());
             match self.controls.send(process, now, draw) {
                 Gate::Go => {}
                 Gate::Reject => {
