@@ -10,6 +10,7 @@ use herd_sim::policy::Strategy;
 use herd_sim::time::SimDuration;
 
 use crate::herd_sim;
+use crate::refused_in_one_line as refused;
 
 fn scenario(
     clients: u64,
@@ -424,20 +425,6 @@ fn the_config_file_is_experiment_one_and_flags_override_it() {
 }
 
 // ---------------------------------------------------------------- bad input
-
-/// Runs with `args`, expects a clean refusal, and returns stderr.
-fn refused(args: &[&str]) -> String {
-    let out = herd_sim().args(args).output().unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-    assert_eq!(out.status.code(), Some(2), "args {args:?}: {stderr}");
-    assert!(out.stdout.is_empty(), "nothing on stdout for {args:?}");
-    assert!(
-        !stderr.contains("panicked") && !stderr.contains("RUST_BACKTRACE"),
-        "{stderr}"
-    );
-    assert!(stderr.starts_with("error:"), "{stderr}");
-    stderr
-}
 
 #[test]
 fn bad_flags_get_one_clear_error_naming_the_flag_and_what_is_accepted() {

@@ -3,19 +3,7 @@
 //! and the flags that drive it, whatever `--memory-limit` is.
 
 use crate::herd_sim;
-
-/// Runs `args`, which must be refused as bad input (exit 2) with one `error:` line; returns
-/// it.
-pub fn refused(args: &[&str]) -> String {
-    let out = herd_sim().args(args).output().unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-    assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
-    assert!(out.stdout.is_empty(), "{args:?}");
-    assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
-    assert!(stderr.starts_with("error: "), "{args:?}: {stderr}");
-    assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
-    stderr
-}
+use crate::refused_in_one_line as refused;
 
 #[test]
 fn a_degradation_factor_outside_its_range_is_refused_before_any_estimate() {

@@ -47,3 +47,17 @@ pub fn herd_sim_ok(args: &[&str]) -> Vec<u8> {
     );
     out.stdout
 }
+
+/// Runs `herd-sim` with `args`, which must be refused as bad input the one way every command
+/// refuses it: exit 2, nothing on standard output, exactly one line on standard error starting
+/// `error: `, and no panic. Returns that line, for the caller to check what it names.
+pub fn refused_in_one_line(args: &[&str]) -> String {
+    let out = herd_sim().args(args).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+    assert!(out.stdout.is_empty(), "nothing on stdout for {args:?}");
+    assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+    assert!(stderr.starts_with("error: "), "{args:?}: {stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
+    stderr
+}
