@@ -29,6 +29,7 @@ pub mod metrics;
 pub mod output;
 pub mod overload;
 pub mod policy;
+pub mod policy_report;
 pub mod report;
 pub mod rng;
 pub mod series;

@@ -32,6 +32,7 @@ fn main() -> ExitCode {
     let outcome = match cli.command {
         None => run(cli.run),
         Some(Command::Fixture(args)) => fixture(args),
+        Some(Command::Report(args)) => cli::report(args),
         Some(Command::Plot(args)) => plot(args),
         Some(Command::Sweep(args)) => sweep(args),
         Some(Command::Merge(args)) => merge(args),
@@ -56,7 +57,11 @@ fn main() -> ExitCode {
             let bad_boundary_input = error
                 .downcast_ref::<herd_sim::boundary::BoundaryError>()
                 .is_some_and(herd_sim::boundary::BoundaryError::is_bad_input);
+            let bad_report_input = error
+                .downcast_ref::<herd_sim::policy_report::ReportError>()
+                .is_some_and(herd_sim::policy_report::ReportError::is_bad_input);
             if error.downcast_ref::<ConfigError>().is_some()
+                || bad_report_input
                 || bad_boundary_input
                 || error.downcast_ref::<FixtureError>().is_some()
                 || bad_chart_input

@@ -11,6 +11,7 @@ mod fixture;
 mod lint;
 mod plot;
 mod preset;
+mod report;
 mod run;
 mod sweep;
 mod trace_policy;
@@ -24,6 +25,7 @@ pub use fixture::{FixtureArgs, FixtureFormat};
 pub use lint::LintArgs;
 pub use plot::PlotArgs;
 pub use preset::{PresetArgs, PresetsArgs};
+pub use report::{report, ReportArgs};
 pub use run::RunArgs;
 pub use sweep::{MergeArgs, SweepArgs};
 pub use trace_policy::TracePolicyArgs;
@@ -146,11 +148,18 @@ fn refuse_chart_options_without_a_chart(matches: &clap::ArgMatches) {
 /// Subcommands beside the plain run. Each later capability (sweep, plot, fixture) adds one arm.
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Play scripted retry scenarios (JSON) through the simulator's policy code, and with
-    /// --check compare each with its `expect` block.
+    /// Play scripted retry scenarios (JSON) through the policy code; --check tests `expect`
+    ///
+    /// Each scenario plays through the simulator's own policy code; --check compares each
+    /// with its `expect` block.
     ///
     /// Example: herd-sim fixture configs/scenarios.json --check
     Fixture(FixtureArgs),
+
+    /// The policy report: scenarios × policies against their bands, as Markdown.
+    ///
+    /// Example: herd-sim report configs/policy-report.toml --check
+    Report(ReportArgs),
 
     /// Line chart of a CSV (a sweep's): one line per --by value, mean over seeds with a min-max band.
     ///

@@ -111,7 +111,7 @@ fn clap_errors_are_one_line_naming_the_flag_the_value_and_what_is_accepted() {
         ),
         (
             &["sweep", "--check"],
-            "for `herd-sim sweep`; accepted: the flags listed by `herd-sim sweep --help` (hint: --check belongs to `herd-sim fixture`)",
+            "for `herd-sim sweep`; accepted: the flags listed by `herd-sim sweep --help` (hint: --check belongs to `herd-sim fixture` and `herd-sim report`)",
         ),
         (
             &["merge", "--seeds", "3"],
@@ -580,6 +580,7 @@ fn every_commands_help_passes_claps_own_checks_of_the_definition() {
         commands,
         [
             "fixture",
+            "report",
             "plot",
             "sweep",
             "presets",

@@ -23,6 +23,7 @@ mod outage_presets;
 mod outputs;
 mod overload;
 mod picture;
+mod policy_report;
 mod properties;
 mod readme;
 mod series_chart;
