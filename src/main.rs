@@ -24,7 +24,7 @@ use herd_sim::sweep::{self, shard::ShardRun, sink::RowSink, Plan, SweepError};
 
 use cli::{
     BoundaryArgs, Command, FixtureArgs, FixtureFormat, LintArgs, MergeArgs, PlotArgs, RunArgs,
-    SweepArgs, TracePolicyArgs,
+    SweepArgs, TracePolicyArgs, TuneArgs, TuneFormat,
 };
 
 fn main() -> ExitCode {
@@ -39,6 +39,7 @@ fn main() -> ExitCode {
         Some(Command::TracePolicy(args)) => trace_policy(args),
         Some(Command::Boundary(args)) => boundary(args),
         Some(Command::Lint(args)) => lint(*args),
+        Some(Command::Tune(args)) => tune(args),
         Some(Command::Presets(_)) => {
             print!("{}", herd_sim::config::presets_table());
             Ok(())
@@ -60,9 +61,13 @@ fn main() -> ExitCode {
             let bad_report_input = error
                 .downcast_ref::<herd_sim::policy_report::ReportError>()
                 .is_some_and(herd_sim::policy_report::ReportError::is_bad_input);
+            let bad_tune_input = error
+                .downcast_ref::<herd_sim::advice::tune_file::TuneError>()
+                .is_some_and(herd_sim::advice::tune_file::TuneError::is_bad_input);
             if error.downcast_ref::<ConfigError>().is_some()
                 || bad_report_input
                 || bad_boundary_input
+                || bad_tune_input
                 || error.downcast_ref::<FixtureError>().is_some()
                 || bad_chart_input
                 || bad_sweep_input
@@ -497,6 +502,36 @@ fn lint(args: LintArgs) -> anyhow::Result<()> {
         }
     }
     Ok(())
+}
+
+/// `herd-sim tune`: read and check the tune file (every candidate in every scenario), open the
+/// output, search with a progress bar of runs, write the report whole.
+fn tune(args: TuneArgs) -> anyhow::Result<()> {
+    use herd_sim::advice::{tune::Tuner, tune_file::TuneFile};
+    let file = TuneFile::read(&args.config)?;
+    let threads = args
+        .threads
+        .map_or_else(herd_sim::config::default_threads, |n| n as usize);
+    let tuner = Tuner::new(
+        file,
+        threads,
+        args.max_requests.unwrap_or(DEFAULT_MAX_REQUESTS),
+    )?;
+    let note = check_work(tuner.work_estimate(), "tune", args.yes)?;
+    let pool = sweep::thread_pool(Some(threads))?;
+    let out = create_output(&args.out)?;
+    if let Some(note) = note {
+        eprintln!("note: {note}");
+    }
+    let bar = progress_bar(tuner.max_runs(), args.quiet, "runs (at most)");
+    let report = tuner.run(&pool, &|done| bar.set_position(done));
+    bar.finish_and_clear();
+    let report = report?;
+    let bytes = match args.format {
+        TuneFormat::Json => report.to_json(),
+        TuneFormat::Table => report.to_text().into_bytes(),
+    };
+    commit(out, &bytes)
 }
 
 /// `herd-sim merge`: the shards of one sweep into the file one machine writes.

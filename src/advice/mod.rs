@@ -5,3 +5,7 @@
 
 pub mod lint;
 pub mod probe;
+pub mod tune;
+pub mod tune_export;
+pub mod tune_file;
+pub mod tune_frontier;

@@ -15,6 +15,7 @@ mod report;
 mod run;
 mod sweep;
 mod trace_policy;
+mod tune;
 mod values;
 
 pub use boundary::BoundaryArgs;
@@ -29,6 +30,7 @@ pub use report::{report, ReportArgs};
 pub use run::RunArgs;
 pub use sweep::{MergeArgs, SweepArgs};
 pub use trace_policy::TracePolicyArgs;
+pub use tune::{TuneArgs, TuneFormat};
 
 use clap::error::ErrorKind;
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
@@ -161,7 +163,7 @@ pub enum Command {
     /// Example: herd-sim report configs/policy-report.toml --check
     Report(ReportArgs),
 
-    /// Line chart of a CSV (a sweep's): one line per --by value, mean over seeds with a min-max band.
+    /// Chart a sweep's CSV: a line per --by value, mean over seeds with a min-max band.
     ///
     /// Example: herd-sim plot output/sweep.csv --x clients --y peak --by strategy --out output/peak.png
     Plot(PlotArgs),
@@ -190,4 +192,8 @@ pub enum Command {
     ///
     /// Example: herd-sim lint --preset aws-standard --deny error
     Lint(Box<LintArgs>),
+    /// Recommend retry settings: the Pareto frontier of a tune file's objectives.
+    ///
+    /// Example: herd-sim tune --config configs/tune/grpc-throttling.toml
+    Tune(TuneArgs),
 }

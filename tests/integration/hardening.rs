@@ -587,7 +587,8 @@ fn every_commands_help_passes_claps_own_checks_of_the_definition() {
             "merge",
             "trace-policy",
             "boundary",
-            "lint"
+            "lint",
+            "tune"
         ],
         "{top}"
     );

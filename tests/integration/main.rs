@@ -31,6 +31,7 @@ mod shard;
 mod sweep;
 mod trace;
 mod trace_policy;
+mod tune;
 mod verdict;
 
 /// The `herd-sim` binary built for these tests.

@@ -168,15 +168,7 @@ fn words(line: &str) -> Vec<String> {
 fn scratch() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     let configs = Path::new(env!("CARGO_MANIFEST_DIR")).join("configs");
-    fs::create_dir(dir.path().join("configs")).unwrap();
-    for entry in fs::read_dir(configs).unwrap() {
-        let entry = entry.unwrap();
-        fs::copy(
-            entry.path(),
-            dir.path().join("configs").join(entry.file_name()),
-        )
-        .unwrap();
-    }
+    copy_tree(&configs, &dir.path().join("configs"));
     // The data the guide's charts are drawn from (written by the scripts it names).
     let docs = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs");
     fs::create_dir(dir.path().join("docs")).unwrap();
@@ -191,6 +183,19 @@ fn scratch() -> tempfile::TempDir {
         }
     }
     dir
+}
+
+/// Copies the folder `from` (its files and folders) to `to`.
+fn copy_tree(from: &Path, to: &Path) {
+    fs::create_dir(to).unwrap();
+    for entry in fs::read_dir(from).unwrap() {
+        let path = entry.unwrap().path();
+        let target = to.join(path.file_name().unwrap());
+        match path.is_dir() {
+            true => copy_tree(&path, &target),
+            false => drop(fs::copy(&path, &target).unwrap()),
+        }
+    }
 }
 
 /// Runs the repository's script `script` with `args` through bash in `dir`; asserts exit 0.

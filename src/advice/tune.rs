@@ -1,0 +1,354 @@
+//! `herd-sim tune`: the settings of a retry policy that meet a team's constraints across
+//! scenarios, with their uncertainty. A candidate is one value of each tuned parameter
+//! ([`tune_file`](super::tune_file) reads them); every run is row `r` of the one-cell sweep
+//! of the candidate's values over a scenario ([`Plan`]), so a candidate's replicate `r` has
+//! the sweep's seed and `herd-sim sweep` with the same values replays it. The [`Runs`] cache
+//! holds every row run, keyed by (candidate, scenario), so no seed is simulated twice; the
+//! search ([`Tuner::run`]) asks it for seeds and the frontier
+//! ([`tune_frontier`](super::tune_frontier)) reads the means. No I/O and no clap here.
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use rayon::prelude::*;
+
+use crate::sweep::{Layout, Plan, SweepSpec};
+
+use super::tune_file::{control_of, control_text, Method, Target, Term, TuneError, TuneFile};
+use super::tune_frontier::{Evaluated, TuneReport};
+
+/// One point of the grid: a level of each dimension.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Candidate {
+    /// Its position in grid order (the last dimension fastest).
+    pub index: u64,
+    /// The level of each dimension.
+    pub levels: Vec<usize>,
+    /// `(sweep parameter, value)` laid over each scenario: control keys folded into their
+    /// control's text (`budget`, `grpc:max_tokens=20`).
+    pub grid: Vec<(String, String)>,
+}
+
+impl Candidate {
+    /// The candidate at grid position `index` of `file`.
+    pub fn at(file: &TuneFile, index: u64) -> Candidate {
+        let mut rest = index;
+        let mut levels = vec![0; file.dimensions.len()];
+        for (slot, d) in levels.iter_mut().zip(&file.dimensions).rev() {
+            let n = d.levels.len() as u64;
+            *slot = (rest % n) as usize;
+            rest /= n;
+        }
+        let mut grid: Vec<(String, String)> = Vec::new();
+        for (d, &l) in file.dimensions.iter().zip(&levels) {
+            if let Target::Parameter(name) = d.target {
+                grid.push((name.to_string(), d.levels[l].text.clone()));
+            }
+        }
+        for (d, &l) in file.dimensions.iter().zip(&levels) {
+            if let Target::ControlKey(control, key) = &d.target {
+                let slot = grid
+                    .iter_mut()
+                    .find(|(name, _)| name == control)
+                    .expect("checked: a control key has its control");
+                slot.1 = control_text(&slot.1, &[(key.as_str(), d.levels[l].text.as_str())]);
+            }
+        }
+        for (name, text) in &mut grid {
+            if matches!(name.as_str(), "budget" | "breaker" | "throttle") {
+                if let Ok(short) = control_of(name).canonical(text) {
+                    *text = short;
+                }
+            }
+        }
+        Candidate {
+            index,
+            levels,
+            grid,
+        }
+    }
+
+    /// `name=value` of each dimension, for messages and tables.
+    pub fn describe(&self, file: &TuneFile) -> String {
+        file.dimensions
+            .iter()
+            .zip(&self.levels)
+            .map(|(d, &l)| format!("{}={}", d.name, d.levels[l].text))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+/// Every run made so far, by (candidate index, scenario): each replicate's value of each
+/// measured metric (`None` when the row left it empty), in replicate order.
+#[derive(Debug, Default)]
+pub struct Runs {
+    rows: BTreeMap<(u64, usize), Vec<Vec<Option<f64>>>>,
+    spent: u64,
+}
+
+impl Runs {
+    /// Runs simulated so far: each a (candidate, scenario, seed) once.
+    pub fn spent(&self) -> u64 {
+        self.spent
+    }
+
+    /// The replicates of (candidate, scenario) run so far.
+    pub fn of(&self, candidate: u64, scenario: usize) -> &[Vec<Option<f64>>] {
+        self.rows
+            .get(&(candidate, scenario))
+            .map_or(&[], Vec::as_slice)
+    }
+}
+
+/// A validated tune: the file, the metric columns each scenario is read at, the threads.
+#[derive(Debug)]
+pub struct Tuner {
+    file: TuneFile,
+    /// For each scenario, the metrics measured there, in [`TuneFile::terms`] order.
+    metrics: Vec<Vec<String>>,
+    threads: usize,
+    max_requests: u64,
+    work: u128,
+}
+
+impl Tuner {
+    /// Checks every candidate in every scenario as a sweep cell (before anything runs), and
+    /// every metric named against the scenario's columns.
+    pub fn new(file: TuneFile, threads: usize, max_requests: u64) -> Result<Tuner, TuneError> {
+        let mut metrics = vec![Vec::new(); file.scenarios.len()];
+        for term in file.terms() {
+            if let Term::Metric {
+                metric, scenario, ..
+            } = term
+            {
+                metrics[scenario].push(metric);
+            }
+        }
+        let size = file.grid_size();
+        if size > file.max_candidates {
+            return Err(TuneError::Invalid {
+                field: "params".into(),
+                value: format!("({size} candidates)"),
+                problem: format!(
+                    "the grid is larger than the exhaustive search's limit of {}",
+                    file.max_candidates
+                ),
+                accepted: "a coarser grid, or [search] max_candidates = N".into(),
+            });
+        }
+        let mut tuner = Tuner {
+            file,
+            metrics,
+            threads,
+            max_requests,
+            work: 0,
+        };
+        let mut work: u128 = 0;
+        for index in 0..size {
+            let candidate = Candidate::at(&tuner.file, index);
+            for s in 0..tuner.file.scenarios.len() {
+                let plan = tuner.plan(&candidate, s, tuner.file.seeds)?;
+                if index == 0 {
+                    tuner.check_metrics(&plan, s)?;
+                }
+                work = work.saturating_add(plan.work_estimate());
+            }
+        }
+        tuner.work = work;
+        Ok(tuner)
+    }
+
+    /// The tune file.
+    pub fn file(&self) -> &TuneFile {
+        &self.file
+    }
+
+    /// The work of the search, in the sweep's events (every candidate with its seeds).
+    pub fn work_estimate(&self) -> u128 {
+        self.work
+    }
+
+    /// Runs the search exhaustive search would make: candidates × scenarios × seeds.
+    pub fn max_runs(&self) -> u64 {
+        self.file
+            .grid_size()
+            .saturating_mul(self.file.scenarios.len() as u64)
+            .saturating_mul(self.file.seeds)
+    }
+
+    fn check_metrics(&self, plan: &Plan, scenario: usize) -> Result<(), TuneError> {
+        let header = plan.header();
+        let start = header.iter().position(|h| h == "seed").map_or(0, |p| p + 1);
+        let columns = &header[start..];
+        let name = &self.file.scenarios[scenario].name;
+        for metric in &self.metrics[scenario] {
+            if !columns.contains(metric) {
+                return Err(TuneError::Invalid {
+                    field: "objectives".into(),
+                    value: format!("\"{metric}@{name}\""),
+                    problem: format!("unknown metric `{metric}` of scenario `{name}`"),
+                    accepted: format!("a summary metric of that scenario: {}", columns.join(", ")),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// The one-cell sweep of `candidate` over scenario `s`, with `seeds` replicates.
+    fn plan(&self, candidate: &Candidate, s: usize, seeds: u64) -> Result<Plan, TuneError> {
+        let scenario = &self.file.scenarios[s];
+        let mut base = scenario.file.clone();
+        if self.file.seed.is_some() {
+            base.seed = self.file.seed;
+        }
+        let cell = |error| TuneError::Cell {
+            scenario: scenario.name.clone(),
+            candidate: candidate.describe(&self.file),
+            error: Box::new(error),
+        };
+        let plan = Plan::new(SweepSpec {
+            base,
+            grid: candidate.grid.clone(),
+            seeds,
+            layout: Layout::Tidy,
+            // A scenario listing several strategies gives several cells: refused here.
+            max_cells: 1,
+            max_requests: self.max_requests,
+            threads: Some(self.threads),
+            // The search's work is checked once, up front (Tuner::work_estimate).
+            yes: true,
+        })
+        .map_err(cell)?;
+        Ok(plan)
+    }
+
+    /// Runs what `wanted` asks for and is not in `runs` yet: `(candidate, scenario, seeds)`,
+    /// each row once, in parallel on `pool`; the rows are stored in replicate order, so the
+    /// cache's content does not depend on the threads.
+    pub fn ensure(
+        &self,
+        pool: &rayon::ThreadPool,
+        runs: &mut Runs,
+        wanted: &[(u64, usize, u64)],
+        progress: &(dyn Fn(u64) + Sync),
+    ) -> Result<(), TuneError> {
+        let mut plans = Vec::new();
+        let mut tasks: Vec<(usize, u64)> = Vec::new();
+        for &(c, s, seeds) in wanted {
+            let have = runs.of(c, s).len() as u64;
+            if seeds <= have {
+                continue;
+            }
+            let candidate = Candidate::at(&self.file, c);
+            let plan = self.plan(&candidate, s, seeds)?;
+            let header = plan.header();
+            let columns: Vec<Option<usize>> = self.metrics[s]
+                .iter()
+                .map(|m| header.iter().position(|h| h == m))
+                .collect();
+            let slot = plans.len();
+            plans.push((c, s, plan, columns));
+            tasks.extend((have..seeds).map(|r| (slot, r)));
+        }
+        let done = AtomicU64::new(runs.spent);
+        let results = pool.install(|| {
+            tasks
+                .par_iter()
+                .map(|&(slot, replicate)| {
+                    let (c, s, plan, columns) = &plans[slot];
+                    let fields = plan.row(replicate).map_err(|error| TuneError::Cell {
+                        scenario: self.file.scenarios[*s].name.clone(),
+                        candidate: Candidate::at(&self.file, *c).describe(&self.file),
+                        error: Box::new(error),
+                    })?;
+                    progress(done.fetch_add(1, Ordering::Relaxed) + 1);
+                    Ok(columns
+                        .iter()
+                        .map(|c| c.and_then(|i| fields[i].parse::<f64>().ok()))
+                        .collect::<Vec<Option<f64>>>())
+                })
+                .collect::<Result<Vec<_>, TuneError>>()
+        })?;
+        for (&(slot, _), values) in tasks.iter().zip(results) {
+            let (c, s, _, _) = &plans[slot];
+            runs.rows.entry((*c, *s)).or_default().push(values);
+            runs.spent += 1;
+        }
+        Ok(())
+    }
+
+    /// The value of `term` for `candidate` from the runs so far: one a replicate (a tuned
+    /// parameter's value is the same in each).
+    pub fn values(&self, runs: &Runs, candidate: &Candidate, term: &Term) -> Vec<f64> {
+        match term {
+            Term::Parameter { dimension, .. } => {
+                let level = &self.file.dimensions[*dimension].levels[candidate.levels[*dimension]];
+                level.number.into_iter().collect()
+            }
+            Term::Metric {
+                metric, scenario, ..
+            } => {
+                let column = self.metrics[*scenario]
+                    .iter()
+                    .position(|m| m == metric)
+                    .unwrap_or(0);
+                runs.of(candidate.index, *scenario)
+                    .iter()
+                    .filter_map(|row| row.get(column).copied().flatten())
+                    .collect()
+            }
+        }
+    }
+
+    /// Every candidate's statistics from the runs so far.
+    pub fn evaluate(&self, runs: &Runs, candidates: &[Candidate]) -> Vec<Evaluated> {
+        let terms = self.file.terms();
+        candidates
+            .iter()
+            .map(|c| {
+                let seeds = (0..self.file.scenarios.len())
+                    .map(|s| runs.of(c.index, s).len() as u64)
+                    .min()
+                    .unwrap_or(0);
+                Evaluated::new(
+                    c.clone(),
+                    seeds,
+                    terms
+                        .iter()
+                        .map(|t| (t.clone(), self.values(runs, c, t)))
+                        .collect(),
+                    &self.file,
+                )
+            })
+            .collect()
+    }
+
+    /// Runs the search and gathers the report: exhaustive, every candidate with the file's
+    /// seeds in every scenario.
+    pub fn run(
+        &self,
+        pool: &rayon::ThreadPool,
+        progress: &(dyn Fn(u64) + Sync),
+    ) -> Result<TuneReport, TuneError> {
+        let mut runs = Runs::default();
+        let candidates: Vec<Candidate> = match self.file.method {
+            Method::Exhaustive => (0..self.file.grid_size())
+                .map(|i| Candidate::at(&self.file, i))
+                .collect(),
+        };
+        let wanted: Vec<(u64, usize, u64)> = candidates
+            .iter()
+            .flat_map(|c| (0..self.file.scenarios.len()).map(move |s| (c.index, s, 0)))
+            .map(|(c, s, _)| (c, s, self.file.seeds))
+            .collect();
+        self.ensure(pool, &mut runs, &wanted, progress)?;
+        let evaluated = self.evaluate(&runs, &candidates);
+        Ok(TuneReport::new(
+            &self.file,
+            evaluated,
+            runs.spent(),
+            self.max_runs(),
+        ))
+    }
+}
