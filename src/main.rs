@@ -146,6 +146,8 @@ fn validate_run(file: ScenarioFile, args: &RunArgs) -> anyhow::Result<ValidRun<'
         || args.png.is_some()
         || args.svg.is_some()
         || args.overload.series_out.is_some();
+    // Without them a call-loop run folds its windows as they close.
+    scenario.overload.keep_windows = dense;
     scenario.check_memory_with(dense)?;
     scenario.check_reservable(dense)?;
     let trace = match &args.trace {

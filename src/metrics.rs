@@ -376,6 +376,54 @@ impl Serialize for Histogram {
     }
 }
 
+/// A histogram's summary figures folded window by window (total, peak and its first window,
+/// non-empty windows), for a run that counts its windows in time order and writes none of
+/// them out: a few numbers however many windows the run spans, where a [`Histogram`] keeps
+/// a count for each.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct WindowFold {
+    /// The window being counted, and its count so far.
+    open: usize,
+    count: u64,
+    /// Figures of the windows before it.
+    total: u64,
+    peak: u64,
+    peak_window: usize,
+    non_empty: usize,
+}
+
+impl WindowFold {
+    /// Counts one arrival in window `w`, never earlier than the last one counted.
+    #[inline(always)]
+    pub fn record_window(&mut self, w: usize) {
+        if w != self.open {
+            debug_assert!(w > self.open, "windows are folded in order");
+            self.close();
+            self.open = w;
+        }
+        self.count += 1;
+    }
+
+    fn close(&mut self) {
+        if self.count > 0 {
+            self.total += self.count;
+            self.non_empty += 1;
+            if self.count > self.peak {
+                (self.peak, self.peak_window) = (self.count, self.open);
+            }
+            self.count = 0;
+        }
+    }
+
+    /// [`Histogram::peak`], [`Histogram::non_empty_windows`] and [`Histogram::total`] of the
+    /// same arrivals.
+    pub fn figures(&self) -> ((u64, usize), usize, u64) {
+        let mut all = *self;
+        all.close();
+        ((all.peak, all.peak_window), all.non_empty, all.total)
+    }
+}
+
 /// The window of the last time asked about, so that times that mostly stay in one window (the
 /// event queue's, which never go back) pay for the division only when they cross into another.
 #[derive(Clone, Debug)]
@@ -408,6 +456,10 @@ pub const MAX_CLIENT_FINISHES: usize = 10_000;
 pub struct Tally {
     /// Retry arrivals per window (the first request of each client is not a retry).
     pub retries: Histogram,
+    /// The retry arrivals' figures folded as their windows passed, for a run that keeps no
+    /// window ([`WindowFold`]): then `retries`, `served_windows` and `refused_windows` stay
+    /// empty and the summary reads this instead.
+    pub retries_folded: Option<WindowFold>,
     /// Requests of any kind, first attempts included.
     pub requests: u64,
     /// Requests the server refused.
@@ -472,6 +524,7 @@ impl Tally {
     pub fn new(bin: SimDuration) -> Self {
         Tally {
             retries: Histogram::new(bin),
+            retries_folded: None,
             requests: 0,
             refused: 0,
             succeeded: 0,
@@ -528,6 +581,29 @@ impl Tally {
         }
     }
 
+    /// Counts a retry arriving in window `w`, in order of time: in the histogram, or folded
+    /// ([`Tally::retries_folded`]).
+    #[inline(always)]
+    pub fn retry_in_window(&mut self, w: usize) {
+        match &mut self.retries_folded {
+            Some(fold) => fold.record_window(w),
+            None => self.retries.record_window(w),
+        }
+    }
+
+    /// Counts a request served (`served`) or refused in window `w` in its histogram, unless
+    /// the tally keeps no window ([`Tally::retries_folded`]).
+    #[inline(always)]
+    pub fn answer_in_window(&mut self, w: usize, served: bool) {
+        if self.retries_folded.is_none() {
+            if served {
+                self.served_windows.record_window(w);
+            } else {
+                self.refused_windows.record_window(w);
+            }
+        }
+    }
+
     /// Counts client `id` stopping at `t`: `completed` when its work is done, else it gave up.
     #[inline(always)]
     pub fn finish(&mut self, t: SimTime, id: u32, completed: bool) {
@@ -543,6 +619,10 @@ impl Tally {
 
     /// Adds a tally of other clients of the same run (the order of merging never matters).
     pub fn merge(&mut self, other: &Tally) {
+        debug_assert!(
+            self.retries_folded.is_none() && other.retries_folded.is_none(),
+            "folded tallies are not merged"
+        );
         self.retries.merge(&other.retries);
         self.requests += other.requests;
         self.refused += other.refused;
@@ -632,7 +712,14 @@ pub struct Summary {
 impl Summary {
     /// Summarises a tally.
     pub fn of(tally: &Tally) -> Self {
-        let (peak, peak_window) = tally.retries.peak();
+        let ((peak, peak_window), windows, total) = match &tally.retries_folded {
+            Some(fold) => fold.figures(),
+            None => (
+                tally.retries.peak(),
+                tally.retries.non_empty_windows(),
+                tally.retries.total(),
+            ),
+        };
         let span = match (tally.first_retry, tally.last_retry) {
             (Some(first), Some(last)) => last - first,
             _ => SimDuration::ZERO,
@@ -640,9 +727,9 @@ impl Summary {
         Summary {
             peak,
             peak_window_s: tally.retries.window_start(peak_window).as_secs_f64(),
-            windows: tally.retries.non_empty_windows(),
+            windows,
             span_s: span.as_secs_f64(),
-            total: tally.retries.total(),
+            total,
             requests: tally.requests,
             refused: tally.refused,
             succeeded: tally.succeeded,

@@ -261,7 +261,11 @@ impl WindowLatencies {
 }
 
 /// Builds the series while time moves forward: counts go to the open window, which is closed
-/// when an event comes from a later window.
+/// when an event comes from a later window. Each closed row is judged for recovery as it
+/// closes ([`Recovery`]); a builder that keeps the rows ([`SeriesBuilder::new`]) also stores
+/// them for a report that writes them, and one that folds them
+/// ([`SeriesBuilder::folding`]) keeps nothing of them: its memory is one window's, however
+/// long the run.
 #[derive(Clone, Debug)]
 pub struct SeriesBuilder {
     bin: u64,
@@ -269,19 +273,32 @@ pub struct SeriesBuilder {
     open_end: u64,
     open: SeriesRow,
     latencies: WindowLatencies,
-    rows: Vec<SeriesRow>,
+    /// The rows written, when kept.
+    rows: Option<Vec<SeriesRow>>,
+    recovery: Recovery,
 }
 
 impl SeriesBuilder {
-    /// Windows of `bin` (not zero), starting with window 0 open.
-    pub fn new(bin: SimDuration) -> Self {
+    /// Windows of `bin` (not zero), starting with window 0 open, every row kept; recovery
+    /// judged from `recovery`'s start.
+    pub fn new(bin: SimDuration, recovery: Recovery) -> Self {
         assert!(!bin.is_zero(), "series bin must be positive");
         SeriesBuilder {
             bin: bin.as_nanos(),
             open_end: bin.as_nanos(),
             open: SeriesRow::default(),
             latencies: WindowLatencies::new(),
-            rows: Vec::new(),
+            rows: Some(Vec::new()),
+            recovery,
+        }
+    }
+
+    /// [`SeriesBuilder::new`], keeping no row: each is judged for recovery as it closes and
+    /// dropped.
+    pub fn folding(bin: SimDuration, recovery: Recovery) -> Self {
+        SeriesBuilder {
+            rows: None,
+            ..SeriesBuilder::new(bin, recovery)
         }
     }
 
@@ -310,14 +327,19 @@ impl SeriesBuilder {
     fn close_until(&mut self, window: u64, in_system: u64) {
         self.close(in_system);
         // Windows between with the server holding requests are written (work in flight);
-        // without, they are left out.
+        // without, they are left out. Nothing is counted in them, so they are healthy and
+        // change no recovery: a builder that folds its rows skips them.
         if in_system > 0 {
-            for w in self.open.window + 1..window {
-                self.rows.push(SeriesRow {
-                    window: w,
-                    in_system,
-                    ..SeriesRow::default()
-                });
+            if let Some(rows) = &mut self.rows {
+                for w in self.open.window + 1..window {
+                    let row = SeriesRow {
+                        window: w,
+                        in_system,
+                        ..SeriesRow::default()
+                    };
+                    self.recovery.see(&row);
+                    rows.push(row);
+                }
             }
         }
         self.open = SeriesRow {
@@ -331,7 +353,10 @@ impl SeriesBuilder {
         self.open.in_system = in_system;
         (self.open.latency_p50_ns, self.open.latency_p99_ns) = self.latencies.take_p50_p99();
         if !self.open.is_quiet() || in_system > 0 {
-            self.rows.push(self.open);
+            self.recovery.see(&self.open);
+            if let Some(rows) = &mut self.rows {
+                rows.push(self.open);
+            }
         }
     }
 
@@ -348,17 +373,74 @@ impl SeriesBuilder {
         self.latencies.record(latency);
     }
 
-    /// Closes the last window and returns the rows.
-    pub fn finish(mut self, in_system: u64) -> Vec<SeriesRow> {
+    /// Closes the last window and returns the rows (none when folding) and the recovery
+    /// judged over all of them.
+    pub fn finish(mut self, in_system: u64) -> (Vec<SeriesRow>, Recovery) {
         self.close(in_system);
-        self.rows
+        (self.rows.unwrap_or_default(), self.recovery)
+    }
+}
+
+/// The recovery time judged row by row, in window order, as the rows close (see
+/// [`recovered_at`], which feeds it a series kept whole): the start of the first window at or
+/// after `after` from which `hold` windows in a row are [healthy](SeriesRow::healthy).
+/// Missing windows are empty, so healthy.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Recovery {
+    bin: u64,
+    /// The first window judged.
+    first: u64,
+    hold: u64,
+    /// Where the healthy run being watched starts.
+    candidate: u64,
+    /// The hold was seen whole before an unhealthy window: later rows change nothing.
+    settled: bool,
+}
+
+impl Recovery {
+    /// Judges windows of `bin` from the first starting at or after `after`, for `hold`
+    /// windows in a row (at least one).
+    pub fn new(bin: SimDuration, after: SimTime, hold: u64) -> Self {
+        let bin = bin.as_nanos();
+        let first = after.as_nanos().div_ceil(bin);
+        Recovery {
+            bin,
+            first,
+            hold: hold.max(1),
+            candidate: first,
+            settled: false,
+        }
+    }
+
+    /// Judges the next row written (rows come in window order; missing ones are healthy).
+    #[inline]
+    pub fn see(&mut self, row: &SeriesRow) {
+        if self.settled || row.window < self.first || row.healthy() {
+            return;
+        }
+        if row.window >= self.candidate + self.hold {
+            self.settled = true;
+            return;
+        }
+        self.candidate = row.window + 1;
+    }
+
+    /// The start of the recovered run, all of its `hold` windows ending by `until` when
+    /// given (an open-loop run is watched only while calls start); `None` when there is none.
+    pub fn at(&self, until: Option<SimTime>) -> Option<SimTime> {
+        let end = self.candidate + self.hold; // the first window after the hold
+        match until {
+            Some(limit) if end * self.bin > limit.as_nanos() => None,
+            _ => Some(SimTime(self.candidate * self.bin)),
+        }
     }
 }
 
 /// The start of the first window at or after `after` from which `hold` windows in a row are
 /// [healthy](SeriesRow::healthy), all of them ending by `until` when given (an open-loop run
 /// is watched only while calls start); `None` when there is none. Missing windows are empty,
-/// so healthy.
+/// so healthy. The rows are judged one by one by a [`Recovery`], as a run judges them while
+/// they close.
 pub fn recovered_at(
     rows: &[SeriesRow],
     bin: SimDuration,
@@ -366,24 +448,11 @@ pub fn recovered_at(
     hold: u64,
     until: Option<SimTime>,
 ) -> Option<SimTime> {
-    let bin = bin.as_nanos();
-    let first = after.as_nanos().div_ceil(bin);
-    let hold = hold.max(1);
-    let mut candidate = first;
-    for row in rows.iter().filter(|r| r.window >= first) {
-        if row.healthy() {
-            continue;
-        }
-        if row.window >= candidate + hold {
-            break;
-        }
-        candidate = row.window + 1;
+    let mut recovery = Recovery::new(bin, after, hold);
+    for row in rows {
+        recovery.see(row);
     }
-    let end = candidate + hold; // the first window after the hold
-    match until {
-        Some(limit) if end * bin > limit.as_nanos() => None,
-        _ => Some(SimTime(candidate * bin)),
-    }
+    recovery.at(until)
 }
 
 /// Totals of a call-loop run (the series and summary inputs). Times in nanoseconds.
@@ -502,7 +571,8 @@ mod tests {
 
     #[test]
     fn windows_close_in_order_and_quiet_ones_are_left_out() {
-        let mut b = SeriesBuilder::new(SimDuration::from_secs(1));
+        let bin = SimDuration::from_secs(1);
+        let mut b = SeriesBuilder::new(bin, Recovery::new(bin, SimTime::ZERO, 1));
         b.counts().calls_started += 1;
         b.success(100);
         b.advance(SimTime(1_500_000_000), 2);
@@ -511,7 +581,7 @@ mod tests {
         b.advance(SimTime(5_000_000_000), 1);
         b.advance(SimTime(10_000_000_000), 0);
         b.counts().refused += 1;
-        let rows = b.finish(0);
+        let (rows, _) = b.finish(0);
         let windows: Vec<u64> = rows.iter().map(|r| r.window).collect();
         assert_eq!(windows, [0, 1, 2, 3, 4, 10]);
         assert_eq!(rows[0].in_system, 2);
@@ -519,6 +589,44 @@ mod tests {
         assert_eq!(rows[1].latency_p50_ns, None);
         assert_eq!(rows[3].in_system, 1);
         assert_eq!(rows[5].refused, 1);
+    }
+
+    #[test]
+    fn a_folding_builder_judges_recovery_as_one_keeping_its_rows_does() {
+        // Random windows (healthy or not, with gaps, some with requests in the server): the
+        // recovery judged as rows close, kept or folded, is recovered_at over the rows kept.
+        let bin = SimDuration::from_millis(10);
+        let mut state = 7u64;
+        for round in 0..200 {
+            let after = SimTime(crate::rng::splitmix64(&mut state) % 400 * 1_000_000);
+            let hold = crate::rng::splitmix64(&mut state) % 6;
+            let recovery = Recovery::new(bin, after, hold);
+            let mut kept = SeriesBuilder::new(bin, recovery);
+            let mut folded = SeriesBuilder::folding(bin, recovery);
+            let mut now = 0u64;
+            for _ in 0..60 {
+                let word = crate::rng::splitmix64(&mut state);
+                now += word % 40 * 1_000_000;
+                let in_system = (word >> 8) % 3;
+                for b in [&mut kept, &mut folded] {
+                    b.advance(SimTime(now), in_system);
+                    let c = b.counts();
+                    c.calls_started += (word >> 16) % 4;
+                    c.timed_out += u64::from((word >> 20) % 5 == 0);
+                    for _ in 0..(word >> 24) % 4 {
+                        b.success(word >> 40);
+                    }
+                }
+            }
+            let (rows, kept) = kept.finish(1);
+            let (none, folded) = folded.finish(1);
+            assert!(none.is_empty());
+            for until in [None, Some(SimTime(now)), Some(SimTime(now / 2))] {
+                let whole = recovered_at(&rows, bin, after, hold, until);
+                assert_eq!(kept.at(until), whole, "round {round}");
+                assert_eq!(folded.at(until), whole, "round {round}");
+            }
+        }
     }
 
     #[test]

@@ -347,7 +347,10 @@ impl Scenario {
                 0
             };
             let busy = threads.min(runs);
-            estimate.add(Part::Histograms, busy * histograms);
+            // A call loop that folds its windows keeps no histogram.
+            if !call_loop || self.overload.keep_windows {
+                estimate.add(Part::Histograms, busy * histograms);
+            }
             // The call loop keeps its own per-client state (counted below), not the herd's
             // events.
             let per_client = if call_loop {
@@ -371,10 +374,14 @@ impl Scenario {
         // numbers of 8 B, twice while they are collected in parallel).
         // A call-loop run's result also keeps its series (a `SeriesRow` a window) and its
         // three description strings.
-        let series = self.series_rows() * SERIES_ROW + 3 * 256;
+        let kept = if call_loop && !self.overload.keep_windows {
+            Sat::ZERO
+        } else {
+            histograms + self.series_rows() * SERIES_ROW
+        };
         estimate.add(
             Part::Results,
-            (strategies - 1) * (histograms + finishes + window_starts + series),
+            (strategies - 1) * (kept + finishes + window_starts + 3 * 256),
         );
         if self.replicates > 1 {
             estimate.add(Part::Replicates, strategies * replicates * (2 * 40));
@@ -485,14 +492,62 @@ impl Scenario {
         (Sat::from(self.strategies.len()) * self.series_windows() * (2 * 11 * 30)).to_u64()
     }
 
+    /// The longest one call can last from its start: for each attempt a wait (the cap, and
+    /// what browser tabs add to it), two network trips and either the timeout or the
+    /// server's backlog ([`Scenario::call_loop_horizon`] without the last start).
+    fn longest_call(&self) -> Sat {
+        let o = &self.overload;
+        let tries = Sat::from(self.retries) + 1;
+        let trip = match o.network {
+            Some(d) => nanos(d.practical_max()) * 2,
+            None => nanos(self.latency.max()),
+        };
+        let (_, backlog) = self.service_bounds();
+        let answer = o.timeout.map_or(backlog, |t| nanos(t).min(backlog));
+        tries * (nanos(self.backoff.cap) + trip + answer + self.tab_delay())
+    }
+
+    /// Calls a call-loop run holds at once at most, in flight or leaving a stale timeout or a
+    /// late answer pending: every call of a herd; for Poisson arrivals, the calls started
+    /// within twice the longest a call can last ([`Scenario::longest_call`]; its last timeout
+    /// can be pending that much longer) at the schedule's peak rate, plus ten standard
+    /// deviations and 100 (as [`Scenario::call_bound`]), and never more than every call.
+    pub fn calls_at_once(&self) -> u128 {
+        let all = self.call_bound();
+        match &self.overload.arrivals {
+            Arrivals::Herd => all,
+            Arrivals::Poisson(s) => {
+                let window = (self.longest_call() * 2).as_f64() / 1e9;
+                let mean = s.peak_rate() * window;
+                Sat::ceil(mean + 10.0 * mean.sqrt() + 100.0).0.min(all)
+            }
+        }
+    }
+
+    /// Requests a capacity server's queue is counted for: its bound and the workers' when it
+    /// has one, else one a call started over the run (the worst case of a collapse, where an
+    /// unlimited queue keeps the abandoned attempts of calls long ended: the estimate cannot
+    /// rule it out for a server that would keep up).
+    fn queued_at_most(&self) -> Sat {
+        let calls = Sat(self.call_bound());
+        match self.server {
+            ServerModel::Capacity(r) => match (r.queue, r.workers) {
+                (Some(q), Some(w)) => (Sat::from(q) + Sat::from(w)).min(calls),
+                _ => calls,
+            },
+            _ => Sat::ZERO,
+        }
+    }
+
     /// Bytes of one call-loop run beyond its histograms, as (per process, calls in flight,
     /// series): a generator per client process (8 B), its retry control and tab if any, and
-    /// its next start;
-    /// per call that can be in flight a slot (48 B) and its place in the server's queue (32 B),
+    /// its next start; per call held at once ([`Scenario::calls_at_once`]) a slot (48 B)
     /// three times over (a vector grown by doubling holds its old and new buffers at once),
-    /// and up to three pending events (its start, its arrival or completion, its timeout:
-    /// 48 B each) three times over (the queue's partly filled blocks and re-filing), and a
-    /// tab's reading; the series (one `SeriesRow`, 104 B, a window of the horizon).
+    /// up to three pending events (its start, its arrival or completion, its timeout: 48 B
+    /// each) three times over (the queue's partly filled blocks and re-filing), and a tab's
+    /// reading; per request the server can queue ([`Scenario::queued_at_most`]) its place
+    /// (32 B) three times over and a late answer's event; the series (one `SeriesRow`, 104 B,
+    /// a window of the horizon) when the run keeps its windows, else none.
     /// `tests/memory` measured 100 000 herd calls at 1.1× this.
     fn call_loop_bytes(&self) -> (Sat, Sat, Sat) {
         let control = if self.controls.is_none() {
@@ -508,8 +563,13 @@ impl Scenario {
         // A process's generator, control and tab, and its pending start (48 B, three times
         // over as any event).
         let processes = Sat::from(self.clients) * (8 + control + tab + 3 * 48);
-        let calls = Sat(self.call_bound()) * (3 * (48 + 32) + 3 * 3 * 48 + 3 * tab);
-        let series = self.series_windows() * SERIES_ROW;
+        let calls = Sat(self.calls_at_once()) * (3 * 48 + 3 * 3 * 48 + 3 * tab)
+            + self.queued_at_most() * (3 * 32 + 3 * 48);
+        let series = if self.overload.keep_windows {
+            self.series_windows() * SERIES_ROW
+        } else {
+            Sat::ZERO
+        };
         (processes, calls, series)
     }
 
@@ -575,7 +635,7 @@ impl Scenario {
                 "lower --clients or raise --clients-per-address".to_string(),
             ),
             Part::Calls => (
-                format!("up to {} calls in flight", self.call_bound()),
+                format!("up to {} calls in flight", self.calls_at_once()),
                 "lower --rate or --duration (Poisson) or --clients (a herd)".to_string(),
             ),
             Part::Series => (

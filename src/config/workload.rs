@@ -470,6 +470,7 @@ impl ScenarioFile {
                     ))
                 }
             },
+            keep_windows: true,
         })
     }
 }

@@ -586,7 +586,13 @@ impl Plan {
         // The varied parameters name a cell; when nothing varies, every parameter given does.
         let varied = self.axes.iter().any(|axis| axis.len() > 1);
         // The memory budget is the plan's to check, once, for the rows it runs at once.
+        // A row writes figures only: a call-loop run folds its windows as they close.
+        let folding = |mut scenario: Scenario| {
+            scenario.overload.keep_windows = false;
+            scenario
+        };
         file.validate_without_budget_on(self.threads)
+            .map(folding)
             .map_err(|problem| SweepError::Cell {
                 cell,
                 description: self

@@ -11,6 +11,7 @@ use std::sync::Mutex;
 
 mod aggregate;
 mod estimate;
+mod flat;
 mod merge;
 mod resume;
 mod sparse;

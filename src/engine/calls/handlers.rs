@@ -219,7 +219,7 @@ impl<O: Observer> Loop<'_, O> {
         throttling: bool,
     ) {
         self.tally.refused += 1;
-        self.tally.refused_windows.record_window(window);
+        self.tally.answer_in_window(window, false);
         // A reset is announced as an instant; the client reads it one trip later (a tab
         // reads it against its own clock from the refusal's time).
         let reset_in = match self.tabs {
@@ -257,7 +257,7 @@ impl<O: Observer> Loop<'_, O> {
             }
         }
         if job.retry {
-            self.tally.retries.record_window(window);
+            self.tally.retry_in_window(window);
             self.tally.first_retry = Some(self.tally.first_retry.map_or(now, |f| f.min(now)));
             self.tally.last_retry = Some(now);
         }
@@ -303,7 +303,7 @@ impl<O: Observer> Loop<'_, O> {
 
     /// A server without service time answers at arrival.
     pub(super) fn complete_instantly(&mut self, now: SimTime, window: usize, job: Job) {
-        self.tally.served_windows.record_window(window);
+        self.tally.answer_in_window(window, true);
         self.deliver_served(now, job, 0);
     }
 
@@ -321,7 +321,7 @@ impl<O: Observer> Loop<'_, O> {
 
     pub(super) fn complete(&mut self, now: SimTime, job: Job, service: u64) {
         let window = self.windows.window_of(now);
-        self.tally.served_windows.record_window(window);
+        self.tally.answer_in_window(window, true);
         self.deliver_served(now, job, service);
         self.take_next(now);
     }

@@ -74,10 +74,11 @@ pub use overload::Overload;
 pub use sticky::StickyFailures;
 
 use crate::engine::browser::{Reading, Tab, TabRules};
+use crate::metrics::WindowFold;
 use crate::metrics::{Tally, WindowCursor};
 use crate::policy::control::{Outcome, RunControls};
 use crate::rng::{ClientRng, ClientSeeds};
-use crate::series::{recovered_at, OverloadTally, SeriesBuilder, Sketch};
+use crate::series::{OverloadTally, Recovery, SeriesBuilder, Sketch};
 use crate::server::{Job, Server};
 use crate::time::{SimDuration, SimTime};
 use crate::trace::{NoTrace, Observer};
@@ -251,8 +252,26 @@ pub fn simulate_calls_observed<O: Observer>(spec: &RunSpec, trace: O) -> (Tally,
         _ => None,
     };
     let mut seeds = ClientSeeds::starting_at(spec.seed, 0);
-    let tally = Tally::for_clients(spec.bin, spec.clients);
+    let mut tally = Tally::for_clients(spec.bin, spec.clients);
+    if !overload.keep_windows {
+        tally.retries_folded = Some(WindowFold::default());
+    }
     let windows = tally.retries.cursor();
+    let hold = overload
+        .recovery_hold
+        .as_nanos()
+        .div_ceil(overload.series_bin.as_nanos());
+    let trigger_end = overload.trigger_end();
+    let recovery = Recovery::new(
+        overload.series_bin,
+        trigger_end.unwrap_or(SimTime::ZERO),
+        hold,
+    );
+    let series = if overload.keep_windows {
+        SeriesBuilder::new(overload.series_bin, recovery)
+    } else {
+        SeriesBuilder::folding(overload.series_bin, recovery)
+    };
     let mut run = Loop {
         spec,
         server,
@@ -264,7 +283,7 @@ pub fn simulate_calls_observed<O: Observer>(spec: &RunSpec, trace: O) -> (Tally,
         tally,
         windows,
         totals: OverloadTally::default(),
-        series: SeriesBuilder::new(overload.series_bin),
+        series,
         sketch: Sketch::new(),
         service,
         controls: RunControls::new(&spec.controls, spec.clients),
@@ -332,24 +351,15 @@ pub fn simulate_calls_observed<O: Observer>(spec: &RunSpec, trace: O) -> (Tally,
     totals.pending = run.calls.iter().filter(|c| c.outstanding).count() as u64;
     totals.latency_p50_ns = run.sketch.quantile(0.5);
     totals.latency_p99_ns = run.sketch.quantile(0.99);
-    totals.rows = run.series.finish(in_system);
+    let (rows, recovery) = run.series.finish(in_system);
+    totals.rows = rows;
     totals.series_bin = overload.series_bin;
-    totals.trigger_end = overload.trigger_end();
-    let hold = overload
-        .recovery_hold
-        .as_nanos()
-        .div_ceil(overload.series_bin.as_nanos());
+    totals.trigger_end = trigger_end;
     let until = match &overload.arrivals {
         Arrivals::Poisson(s) => Some(s.end),
         Arrivals::Herd => None,
     };
-    totals.recovered_at = recovered_at(
-        &totals.rows,
-        overload.series_bin,
-        totals.trigger_end.unwrap_or(SimTime::ZERO),
-        hold,
-        until,
-    );
+    totals.recovered_at = recovery.at(until);
     let mut tally = run.tally;
     tally.window_starts = run.server.window_starts();
     totals.tabs = run.tabs.is_some();

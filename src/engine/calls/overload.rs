@@ -29,6 +29,12 @@ pub struct Overload {
     pub sticky: StickyFailures,
     /// Whether a capacity server drops requests whose deadline cannot be met.
     pub deadlines: DeadlinePropagation,
+    /// Keep every window (the series' rows and the tally's histograms) for a report that
+    /// writes them: a JSON report, a chart, `--series-out` (the default). Without, each
+    /// window is folded into the figures as it closes (recovery, peak, windows) and dropped,
+    /// so a run's memory follows its calls in flight, not simulated time; every figure is the
+    /// same.
+    pub keep_windows: bool,
 }
 
 impl Default for Overload {
@@ -42,6 +48,7 @@ impl Default for Overload {
             recovery_hold: SimDuration::from_secs(5),
             sticky: StickyFailures::default(),
             deadlines: DeadlinePropagation::default(),
+            keep_windows: true,
         }
     }
 }
