@@ -12,11 +12,14 @@
 //! hold the two rules everything else relies on: integer nanoseconds, and one documented
 //! seeding rule. [`fixture`] plays scripted scenarios through the same [`policy`] code, one
 //! client at a time, to pin a retry policy in CI; [`client`] offers the same policies to real
-//! clients, over a real clock. The library never imports clap; the binary's
+//! clients, over a real clock; `adapters` (cargo features `tower`, `backon`) runs real retry
+//! crates inside the herd and offers herd-sim's policies as theirs. The library never imports clap; the binary's
 //! `cli` module (src/cli/) does.
 
 #![warn(missing_docs)]
 
+#[cfg(feature = "tower")]
+pub mod adapters;
 pub mod advice;
 pub mod boundary;
 pub mod chart;

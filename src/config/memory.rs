@@ -554,6 +554,7 @@ impl Scenario {
             0
         } else {
             std::mem::size_of::<crate::policy::control::ProcessControl>() as u128
+                + self.controls.budget.heap_bytes_per_state()
         };
         let tab = if self.browser.is_active() {
             tab_bytes()

@@ -127,8 +127,7 @@ pub struct TraceLine {
 /// The budget's state as a reader checks it by hand.
 fn budget_text(state: &ProcessControl, controls: &Controls, now: SimTime) -> String {
     use super::control::Budget;
-    let mut copy = *state;
-    match (&mut copy.budget, controls.budget) {
+    match (&state.budget, controls.budget) {
         (BudgetState::None, _) => "-".to_string(),
         (BudgetState::Tokens(t), Budget::AwsStandard { .. }) => format!("{t}"),
         (BudgetState::Tokens(t), _) => format!("{}.{:03}", *t / 1000, *t % 1000),
@@ -139,12 +138,17 @@ fn budget_text(state: &ProcessControl, controls: &Controls, now: SimTime) -> Str
             },
             _,
         ) => format!("requests {active_requests}, retries {active_retries}"),
-        (state @ BudgetState::Finagle(_), budget) => {
+        // A copy, so that reading the balance expires nothing of the state itself.
+        (BudgetState::Finagle(window), budget) => {
             format!(
                 "{}",
-                state.finagle_balance(&budget, now).unwrap_or_default()
+                BudgetState::Finagle(*window)
+                    .finagle_balance(&budget, now)
+                    .unwrap_or_default()
             )
         }
+        #[cfg(feature = "tower")]
+        (BudgetState::Tower(tps), _) => format!("{}", tps.balance()),
     }
 }
 

@@ -1,6 +1,7 @@
 //! Integration tests: one binary (`autotests = false`), one module per capability, driving the
 //! real `herd-sim` binary (through [`cmd`]) where the command line is what is tested.
 
+mod adapters;
 mod boundary;
 mod browser;
 mod budgets;

@@ -25,6 +25,8 @@
 //! - **finagle** (`RetryBudget.scala`): every call deposits 1000; a retry withdraws
 //!   ⌊1000 / (percent/100)⌋ when the balance, the deposits of the last `ttl` (a
 //!   [`Windowed`] sum) plus a reserve of `min_per_s × ttl × withdrawal`, covers it.
+//! - **tower-tps** (cargo feature `tower`): not a model but tower's own `TpsBudget`, run on
+//!   simulated time by [`crate::adapters::tower`]; every call deposits, a retry withdraws.
 
 use crate::time::{SimDuration, SimTime};
 
@@ -80,6 +82,10 @@ pub enum Budget {
         /// Retries allowed in percent of calls.
         percent: f64,
     },
+    /// tower's own `TpsBudget` (tower's parameters: `percent` is its `retry_percent`, a
+    /// fraction).
+    #[cfg(feature = "tower")]
+    TowerTps(crate::adapters::tower::TpsParams),
 }
 
 /// The two published rules of Brooker's token bucket.
@@ -125,6 +131,8 @@ impl Budget {
             Budget::AwsStandard { .. } => "aws-standard",
             Budget::Envoy { .. } => "envoy",
             Budget::Finagle { .. } => "finagle",
+            #[cfg(feature = "tower")]
+            Budget::TowerTps(_) => "tower-tps",
         }
     }
 
@@ -158,12 +166,51 @@ impl Budget {
                 active_retries: 0,
             },
             Budget::Finagle { ttl, .. } => BudgetState::Finagle(Windowed::new(ttl.as_nanos())),
+            #[cfg(feature = "tower")]
+            Budget::TowerTps(params) => {
+                BudgetState::Tower(Box::new(crate::adapters::tower::TpsState::new(
+                    params,
+                    crate::adapters::tower::PausedClock::new(),
+                )))
+            }
+        }
+    }
+
+    /// `n` processes' budgets in their initial state. tower's budgets share one paused tokio
+    /// clock, the run's (one runtime a run, not one a process).
+    pub fn start_many(&self, n: usize) -> Vec<BudgetState> {
+        match *self {
+            #[cfg(feature = "tower")]
+            Budget::TowerTps(params) => {
+                let clock = crate::adapters::tower::PausedClock::new();
+                (0..n)
+                    .map(|_| {
+                        BudgetState::Tower(Box::new(crate::adapters::tower::TpsState::new(
+                            params,
+                            clock.clone(),
+                        )))
+                    })
+                    .collect()
+            }
+            _ => (0..n).map(|_| self.start()).collect(),
+        }
+    }
+
+    /// Heap a process's budget state holds beyond its size (tower's budget is boxed), for
+    /// the up-front memory estimates.
+    pub fn heap_bytes_per_state(&self) -> u128 {
+        match self {
+            #[cfg(feature = "tower")]
+            Budget::TowerTps(_) => crate::adapters::tower::TpsState::HEAP_BYTES,
+            _ => 0,
         }
     }
 }
 
-/// What a process's budget holds.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// What a process's budget holds. Not `Copy` with the feature `tower`: tower's budget is an
+/// object of its own (a process's state is moved, never copied, in the call loop).
+#[derive(Debug, PartialEq, Eq)]
+#[cfg_attr(not(feature = "tower"), derive(Clone, Copy))]
 pub enum BudgetState {
     /// No budget.
     None,
@@ -178,6 +225,9 @@ pub enum BudgetState {
     },
     /// Finagle's deposits and withdrawals of the last `ttl`.
     Finagle(Windowed),
+    /// tower's own budget on the run's paused tokio clock.
+    #[cfg(feature = "tower")]
+    Tower(Box<crate::adapters::tower::TpsState>),
 }
 
 impl BudgetState {
@@ -230,6 +280,8 @@ impl BudgetState {
                     ..
                 },
             ) => *tokens = (*tokens + deposit).min(*capacity),
+            #[cfg(feature = "tower")]
+            (BudgetState::Tower(tps), _) => tps.deposit(now),
             _ => {}
         }
     }
@@ -349,6 +401,8 @@ impl BudgetState {
                 }
                 ok
             }
+            #[cfg(feature = "tower")]
+            (BudgetState::Tower(tps), _) => tps.withdraw(now),
             (state, budget) => unreachable!("budget state {state:?} does not belong to {budget:?}"),
         }
     }
@@ -410,8 +464,8 @@ mod tests {
     }
 
     fn tokens(p: &ProcessControl) -> u64 {
-        match p.budget {
-            BudgetState::Tokens(t) => t,
+        match &p.budget {
+            BudgetState::Tokens(t) => *t,
             other => panic!("{other:?}"),
         }
     }

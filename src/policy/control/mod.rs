@@ -64,6 +64,9 @@ fn thousandths(v: f64) -> u64 {
 impl Budget {
     /// Reads `NAME[:key=value,...]`; defaults are the sources'.
     pub fn parse(text: &str) -> Result<Budget, SpecError> {
+        if text.trim().split(':').next().map(str::trim) == Some("tower-tps") {
+            return Budget::parse_tower(text);
+        }
         let mut p = Params::parse(text, BUDGET_KEYS)?;
         let positive = |v: f64| v > 0.0 && v <= MOST as f64;
         let budget = match p.name() {
@@ -177,6 +180,18 @@ impl Budget {
         Ok(budget)
     }
 
+    /// `tower-tps[:ttl=..,min_per_s=..,percent=..]`: tower's own budget, or one line naming
+    /// the feature it needs.
+    fn parse_tower(text: &str) -> Result<Budget, SpecError> {
+        #[cfg(feature = "tower")]
+        return crate::adapters::tower::TpsParams::parse(text).map(Budget::TowerTps);
+        #[cfg(not(feature = "tower"))]
+        Err(SpecError {
+            value: text.trim().to_string(),
+            accepted: "tower-tps runs tower's own TpsBudget and needs the cargo feature `tower` (cargo build --release --features tower); accepted without it: none, token-bucket, grpc, aws-standard, envoy, finagle".to_string(),
+        })
+    }
+
     /// As `--budget` writes it, every parameter given (thousandths written as decimals).
     pub fn text(&self) -> String {
         let milli = |v: u64| format!("{}", v as f64 / 1000.0);
@@ -229,6 +244,8 @@ impl Budget {
                 min_per_s,
                 percent,
             } => format!("finagle:ttl={ttl},min_per_s={min_per_s},percent={percent}"),
+            #[cfg(feature = "tower")]
+            Budget::TowerTps(params) => params.text(),
         }
     }
 }
@@ -409,6 +426,19 @@ impl Controls {
             throttle: self.throttle.start(),
         }
     }
+
+    /// `n` processes' control states at the start ([`Budget::start_many`]).
+    pub fn start_many(&self, n: usize) -> Vec<ProcessControl> {
+        self.budget
+            .start_many(n)
+            .into_iter()
+            .map(|budget| ProcessControl {
+                budget,
+                breaker: self.breaker.start(),
+                throttle: self.throttle.start(),
+            })
+            .collect()
+    }
 }
 
 /// How a call ended, as the controls see it.
@@ -422,8 +452,10 @@ pub enum CallEnd {
     Rejected,
 }
 
-/// One client process's control state (all its calls share it).
-#[derive(Clone, Copy, Debug, PartialEq)]
+/// One client process's control state (all its calls share it); not `Copy` with the feature
+/// `tower` (see [`BudgetState`]).
+#[derive(Debug, PartialEq)]
+#[cfg_attr(not(feature = "tower"), derive(Clone, Copy))]
 pub struct ProcessControl {
     /// What the budget holds.
     pub budget: BudgetState,

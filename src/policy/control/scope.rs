@@ -87,7 +87,8 @@ impl Scope {
 }
 
 /// A run's control states: per process and shared (see the module's doc).
-#[derive(Clone, Debug)]
+#[derive(Debug)]
+#[cfg_attr(not(feature = "tower"), derive(Clone))]
 pub struct RunControls {
     /// The controls each process keeps for itself (the throttle, and the budget and breaker
     /// of client scope).
@@ -120,7 +121,7 @@ impl RunControls {
         RunControls {
             processes: match local.is_none() {
                 true => Vec::new(),
-                false => vec![local.start(); clients as usize],
+                false => local.start_many(clients as usize),
             },
             shared: (!global.is_none()).then(|| global.start()),
             breaker_global: global.breaker != Breaker::None,
