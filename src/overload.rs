@@ -72,8 +72,21 @@ pub struct CallLoopResult {
     pub series_bin_s: f64,
     /// How long the series must stay healthy to count as recovered, seconds.
     pub recovery_hold_s: f64,
+    /// With layered retries, each layer's attempts and attempts per call made of it,
+    /// outermost first (their product is `amplification`); left out without layers.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub layers: Vec<LayerResult>,
     /// The per-window series.
     pub series: Series,
+}
+
+/// One retry layer's figures in a result.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct LayerResult {
+    /// The attempts it made: calls of the layer below, or requests for the innermost.
+    pub attempts: u64,
+    /// Its attempts per call made of it (0 without calls).
+    pub amplification: f64,
 }
 
 impl CallLoopResult {
@@ -121,6 +134,18 @@ impl CallLoopResult {
                 .map(SimTime::as_secs_f64),
             series_bin_s: tally.series_bin.as_secs_f64(),
             recovery_hold_s: hold.as_secs_f64(),
+            layers: tally
+                .layers
+                .iter()
+                .map(|l| LayerResult {
+                    attempts: l.attempts,
+                    amplification: if l.calls == 0 {
+                        0.0
+                    } else {
+                        l.attempts as f64 / l.calls as f64
+                    },
+                })
+                .collect(),
             series: Series {
                 bin: tally.series_bin,
                 rows: tally.rows,

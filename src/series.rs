@@ -506,6 +506,9 @@ pub struct OverloadTally {
     /// True when the run modelled browser tabs (the series then splits attempts by the
     /// sending tab's visibility).
     pub tabs: bool,
+    /// With layered retries, each layer's calls and attempts, outermost first (empty
+    /// without layers).
+    pub layers: Vec<crate::engine::calls::LayerCount>,
 }
 
 #[cfg(test)]

@@ -3,6 +3,7 @@
 use clap::Args;
 
 use super::values::*;
+use herd_sim::config::LayerFile;
 
 /// Flags of retry control: the `flaky` server, and the budgets, breakers and throttles each
 /// client process keeps (see `herd_sim::policy::control`).
@@ -36,4 +37,11 @@ pub struct ControlArgs {
     /// a token) [default: none].
     #[arg(long, value_name = "NAME[:K=V,..]", allow_hyphen_values = true)]
     pub throttle: Option<String>,
+
+    /// A retry layer above the run's own policy (which stays the innermost), repeatable,
+    /// outermost first: space-separated key=value pairs of preset, strategy, retries, base,
+    /// cap, multiplier, retry_probability, jitter_order, budget, breaker, e.g. --layer
+    /// "strategy=naive retries=3". Its attempt is a whole call of the layer below.
+    #[arg(long, value_name = "SPEC", value_parser = parse_text::<LayerFile>)]
+    pub layer: Vec<LayerFile>,
 }

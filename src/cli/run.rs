@@ -442,6 +442,7 @@ impl RunArgs {
             when_hidden: self.browser.when_hidden.clone(),
             retry_after_format: self.browser.retry_after_format.clone(),
             clock_skew: self.browser.clock_skew,
+            layer: (!self.control.layer.is_empty()).then(|| self.control.layer.clone()),
         }
     }
 }

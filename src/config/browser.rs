@@ -84,7 +84,7 @@ pub(crate) fn fraction(field: &'static str, value: f64, what: &str) -> Result<f6
 
 impl ScenarioFile {
     /// The browser keys given, as (flag, given) pairs, for messages.
-    fn browser_keys(&self) -> [(&'static str, bool); 6] {
+    pub(super) fn browser_keys(&self) -> [(&'static str, bool); 6] {
         [
             ("--hidden", self.hidden.is_some()),
             ("--visibility-switch", self.visibility_switch.is_some()),

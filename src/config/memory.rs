@@ -275,7 +275,7 @@ impl Scenario {
         };
         // Histograms: the windows the horizon allows, but never more blocks than requests.
         let windows = self.windows();
-        let requests_per_item = Sat::from(self.retries) + 1;
+        let requests_per_item = Sat(self.tries_per_call());
         let requests = match self.work {
             Work::Items(k) => Sat::from(k) * clients * requests_per_item,
             Work::Pool(p) => (Sat::from(p) + clients) * requests_per_item,
@@ -424,7 +424,7 @@ impl Scenario {
         let ServerModel::Capacity(r) = self.server else {
             return (Sat::ZERO, Sat::ZERO);
         };
-        let attempts = Sat(self.call_bound()) * (Sat::from(self.retries) + 1);
+        let attempts = Sat(self.call_bound()) * Sat(self.tries_per_call());
         let lowest = self
             .overload
             .triggers
@@ -457,7 +457,10 @@ impl Scenario {
             Arrivals::Herd => Sat::ZERO,
             Arrivals::Poisson(s) => Sat::from(s.end.as_nanos()),
         };
-        let tries = Sat::from(self.retries) + 1;
+        // With retry layers, every layer's waits together are `tries − 1` of at most the
+        // longest cap (each call of a layer waits one less than its attempts; summed over
+        // the layers this telescopes to the attempts at the server, less one).
+        let tries = Sat(self.tries_per_call());
         let trip = match o.network {
             Some(d) => nanos(d.practical_max()) * 2,
             None => nanos(self.latency.max()),
@@ -468,7 +471,13 @@ impl Scenario {
             .triggers
             .last_end()
             .map_or(Sat::ZERO, |t| Sat::from(t.as_nanos()));
-        let per_try = nanos(self.backoff.cap) + trip + answer + self.tab_delay();
+        let cap = o
+            .layers
+            .outer
+            .iter()
+            .map(|l| l.policy.backoff.cap)
+            .fold(self.backoff.cap, SimDuration::max);
+        let per_try = nanos(cap) + trip + answer + self.tab_delay();
         start.max(outage) + tries * per_try + backlog
     }
 

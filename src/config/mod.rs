@@ -23,6 +23,7 @@
 
 mod browser;
 mod client;
+mod layers;
 mod memory;
 mod output;
 mod preset;
@@ -35,6 +36,7 @@ mod workload;
 
 pub use browser::HeadersVisible;
 pub use client::{LatencyText, StrategyList};
+pub use layers::{LayerFile, LAYER_KEYS};
 pub use memory::{default_threads, human_bytes, reservable, MemoryEstimate, Part};
 pub use output::Published;
 pub use preset::{presets_table, Preset, PRESETS};
@@ -345,6 +347,8 @@ pub struct ScenarioFile {
     pub retry_after_format: Option<String>,
     /// Each tab's clock minus the server's (`--clock-skew`).
     pub clock_skew: Option<crate::engine::browser::ClockSkew>,
+    /// Retry layers above the run's own policy, outermost first (`[[layer]]`, `--layer`).
+    pub layer: Option<Vec<LayerFile>>,
 }
 
 impl ScenarioFile {
@@ -419,6 +423,7 @@ impl ScenarioFile {
             when_hidden: over.when_hidden.or(self.when_hidden),
             retry_after_format: over.retry_after_format.or(self.retry_after_format),
             clock_skew: over.clock_skew.or(self.clock_skew),
+            layer: over.layer.or(self.layer),
         }
     }
 

@@ -41,10 +41,7 @@ impl Scenario {
         if !self.run_spec(self.strategies[0]).uses_call_loop() {
             return requests;
         }
-        requests.max(
-            self.call_bound()
-                .saturating_mul(u128::from(self.retries) + 1),
-        )
+        requests.max(self.call_bound().saturating_mul(self.tries_per_call()))
     }
 
     /// Visibility flips one run steps its tabs through: none without `--visibility-switch`;
@@ -114,11 +111,19 @@ impl Scenario {
         })
     }
 
+    /// Attempts at the server one call (or item) costs at most: `retries + 1`, times `1 +
+    /// retries` of every retry layer above the run's policy (`[[layer]]`), saturating. An
+    /// outer layer's retry restarts the calls below it with one event, counted with the
+    /// attempt it leads to.
+    pub fn tries_per_call(&self) -> u128 {
+        self.overload.layers.tries_per_call(self.retries)
+    }
+
     /// Most requests one run (one strategy, one replicate) can send: each item a client takes
-    /// costs at most `retries + 1` requests (a `--retry-probability` below 1 only skips some); with `--items K` every client takes K items, with a
+    /// costs at most [`Scenario::tries_per_call`] requests (a `--retry-probability` below 1 only skips some); with `--items K` every client takes K items, with a
     /// shared pool of P items at most P are completed and each client abandons at most one.
     pub fn requests_per_run(&self) -> u128 {
-        let per_item = u128::from(self.retries) + 1;
+        let per_item = self.tries_per_call();
         let clients = u128::from(self.clients);
         let items = match self.work {
             Work::Items(k) => clients * u128::from(k),

@@ -444,6 +444,7 @@ impl ScenarioFile {
             Some(c) => DeadlinePropagation { cost: Some(c) },
         };
         Ok(Overload {
+            layers: self.layers(server)?,
             deadlines,
             arrivals,
             timeout: self.timeout,

@@ -121,6 +121,14 @@ pub(super) fn calls_table(report: &Report) -> String {
     if controlled {
         header.extend(["retries denied".to_string(), "rejected locally".to_string()]);
     }
+    // Layered runs show each layer's attempts per call, outermost first.
+    let layered = report
+        .results
+        .iter()
+        .any(|r| r.calls.as_ref().is_some_and(|c| !c.layers.is_empty()));
+    if layered {
+        header.push("per layer".to_string());
+    }
     header.extend(super::tab_header(report).iter().map(|h| h.to_string()));
     let mut rows: Vec<Vec<String>> = vec![header];
     for r in &report.results {
@@ -143,6 +151,10 @@ pub(super) fn calls_table(report: &Report) -> String {
                 c.retries_denied.to_string(),
                 c.calls_rejected_locally.to_string(),
             ]);
+        }
+        if layered {
+            let each: Vec<String> = c.layers.iter().map(|l| fixed(l.amplification, 2)).collect();
+            row.push(each.join(" x "));
         }
         row.extend(super::tab_cells(report, &r.summary));
         rows.push(row);

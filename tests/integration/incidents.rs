@@ -427,3 +427,143 @@ fn deadline_propagation_is_swept_printed_and_refused_where_it_cannot_work() {
         );
     }
 }
+
+// ---------------------------------------------------------------- layered retries
+
+/// `clients` calls at t = 0 against a server that refuses everything, the run's own policy
+/// naive with `inner` retries, inside one layer of full jitter (10 ms) with `outer` retries.
+fn two_layers(
+    clients: u64,
+    outer: u32,
+    inner: u32,
+    layer_extra: &str,
+) -> herd_sim::series::OverloadTally {
+    call_loop(&format!(
+        "clients = {clients}\nstrategy = \"naive\"\nretries = {inner}\n[server]\nmodel = \"down\"\n\
+         [[layer]]\nstrategy = \"full-jitter\"\nbase = \"10ms\"\nretries = {outer}\n{layer_extra}"
+    ))
+    .1
+}
+
+#[test]
+fn two_layers_against_a_down_server_make_exactly_the_product_of_their_attempts() {
+    for (r1, r2) in [(0, 0), (1, 3), (2, 3), (4, 2), (3, 0)] {
+        let t = two_layers(20, r1, r2, "");
+        let (a1, a2) = (u64::from(1 + r1), u64::from(1 + r2));
+        // Every call fails; each outer attempt is a whole inner call of 1 + r2 attempts.
+        assert_eq!((t.calls, t.calls_succeeded, t.calls_failed), (20, 0, 20));
+        assert_eq!(t.attempts, 20 * a1 * a2, "r1 {r1}, r2 {r2}");
+        assert_eq!(t.refused, t.attempts);
+        assert_eq!(t.layers.len(), 2);
+        assert_eq!((t.layers[0].calls, t.layers[0].attempts), (20, 20 * a1));
+        assert_eq!(
+            (t.layers[1].calls, t.layers[1].attempts),
+            (20 * a1, 20 * a1 * a2)
+        );
+    }
+}
+
+#[test]
+fn a_budget_at_one_layer_limits_that_layers_retries_only() {
+    // 100 calls, the outer layer with 3 retries and one shared token bucket (5 tokens,
+    // nothing deposited without a success): 5 outer retries in all, so 100 + 5 outer attempts,
+    // each a whole inner call of 1 + 2 attempts: 315 at the server.
+    let t = two_layers(100, 3, 2, "budget = \"token-bucket:scope=global\"\n");
+    assert_eq!(t.layers[0].attempts, 105);
+    assert_eq!(t.attempts, 105 * 3);
+    // Every call is denied once: the herd's first outer attempts all fail at t = 0 in process
+    // order, so the five tokens go to the first five calls' first retries, and each call's
+    // next wanted retry is denied.
+    assert_eq!(t.retries_denied, 100);
+    // A bucket per process (one call each) allows all three: 100 × 4 × 3.
+    let t = two_layers(100, 3, 2, "budget = \"token-bucket\"\n");
+    assert_eq!(t.attempts, 100 * 4 * 3);
+}
+
+/// Three layers of 3 retries with fixed waits (the run's own and the middle one 100 ms, the
+/// outer 1 s) against a server out over `0s..OUTAGE`: the JSON's `amplification` and layers.
+fn three_layers(outage: &str) -> serde_json::Value {
+    let out = crate::herd_sim_ok(&[
+        "--clients",
+        "10",
+        "--server",
+        "flaky",
+        "--failure-rate",
+        "0",
+        "--outage",
+        &format!("0s..{outage}"),
+        "--strategy",
+        "fixed",
+        "--base",
+        "100ms",
+        "--retries",
+        "3",
+        "--layer",
+        "strategy=fixed base=1s retries=3",
+        "--layer",
+        "strategy=fixed base=100ms retries=3",
+        "--format",
+        "json",
+    ]);
+    let report: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    report["results"][0].clone()
+}
+
+#[test]
+fn three_layers_of_three_retries_against_an_outage_multiply() {
+    let per_layer = |r: &serde_json::Value| -> Vec<(u64, f64)> {
+        r["layers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|l| {
+                (
+                    l["attempts"].as_u64().unwrap(),
+                    l["amplification"].as_f64().unwrap(),
+                )
+            })
+            .collect()
+    };
+    // Out for 30 s: an inner call takes 0.3 s (four refusals 100 ms apart), a middle one
+    // 4 × 0.3 + 3 × 0.1 = 1.5 s, an outer one 4 × 1.5 + 3 × 1 = 9 s, all inside the outage:
+    // every call fails after 4 × 4 × 4 = 64 attempts.
+    let r = three_layers("30s");
+    assert_eq!(r["attempts"], 640);
+    assert_eq!(r["amplification"], 64.0);
+    assert_eq!(per_layer(&r), [(40, 4.0), (160, 4.0), (640, 4.0)]);
+    // Out for 5 s: outer attempts at 0 s and 2.5 s fail (each 16 attempts over 1.5 s), the
+    // third starts at 5 s, when the server is back: 16 + 16 + 1 = 33 attempts a call, the
+    // middle layer 4 + 4 + 1 = 9.
+    let r = three_layers("5s");
+    assert_eq!(r["attempts"], 330);
+    assert_eq!(r["goodput_pct"], 100.0);
+    let layers = per_layer(&r);
+    assert_eq!(layers[0], (30, 3.0));
+    assert_eq!(layers[1], (90, 3.0));
+    assert_eq!(layers[2].0, 330);
+    // The layers' amplifications multiply to the end-to-end one.
+    let product: f64 = layers.iter().map(|l| l.1).product();
+    assert!((product - 33.0).abs() < 1e-9, "{product}");
+}
+
+#[test]
+fn layers_without_a_policy_or_that_cannot_compose_are_refused_in_one_line() {
+    for (args, wanted) in [
+        (&["--layer", ""][..], "no policy"),
+        (&["--layer", "timeout=1s"][..], "innermost"),
+        (&["--layer", "throttle=sre"][..], "throttle"),
+        (&["--layer", "strategy=naive,fixed"][..], "one strategy"),
+        (&["--layer", "retries=1 cap=1ms"][..], "--cap"),
+        (&["--server", "occ", "--layer", "retries=1"][..], "occ"),
+        (&["--hidden", "0.5", "--layer", "retries=1"][..], "browser"),
+        (&["--layer", "colour=red"][..], "colour"),
+    ] {
+        let e = refused(args);
+        assert!(e.contains("--layer") && e.contains(wanted), "{args:?}: {e}");
+    }
+    let e = refused(&["sweep", "--clients", "10", "--layer-retries", "0..2"]);
+    assert!(
+        e.contains("--layer-retries") && e.contains("no layer"),
+        "{e}"
+    );
+}

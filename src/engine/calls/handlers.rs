@@ -96,14 +96,17 @@ impl<O: Observer> Loop<'_, O> {
                 None => t.readings.push(Reading::default()),
             }
         }
-        let admitted = !self.controls.is_active()
-            || self
-                .controls
-                .call_started(process, now, &mut self.calls[slot as usize].trial);
-        if admitted {
-            self.send(now, slot);
-        } else {
-            self.reject_locally(now, slot);
+        // Layered: the outer layers' calls start first, and may reject it.
+        if self.layered.is_none() || self.layers_start(now, slot) {
+            let admitted = !self.controls.is_active()
+                || self
+                    .controls
+                    .call_started(process, now, &mut self.calls[slot as usize].trial);
+            if admitted {
+                self.send(now, slot);
+            } else {
+                self.reject_locally(now, slot);
+            }
         }
         if let Arrivals::Poisson(schedule) = &self.spec.overload.arrivals {
             let rng = &mut self.rngs[process as usize];
@@ -367,6 +370,9 @@ impl<O: Observer> Loop<'_, O> {
                 self.tally.finish(now, process, true);
                 self.control_attempt(now, slot, Outcome::Success);
                 self.control_call_end(now, slot, CallEnd::Succeeded);
+                if self.layered.is_some() {
+                    self.layers_succeeded(now, slot);
+                }
                 self.free.push(slot);
             }
             Answer::Refused {
@@ -460,7 +466,7 @@ impl<O: Observer> Loop<'_, O> {
 
     /// The call in `slot` is rejected locally (open breaker, throttle): it fails without a
     /// request, counted in `calls_rejected_locally`.
-    fn reject_locally(&mut self, now: SimTime, slot: u32) {
+    pub(super) fn reject_locally(&mut self, now: SimTime, slot: u32) {
         self.totals.calls_rejected_locally += 1;
         self.series.counts().rejected_locally += 1;
         self.end_failed(now, slot, CallEnd::Rejected);
@@ -468,11 +474,25 @@ impl<O: Observer> Loop<'_, O> {
 
     /// The call in `slot` ends without success.
     pub(super) fn end_failed(&mut self, now: SimTime, slot: u32, end: CallEnd) {
+        self.control_call_end(now, slot, end);
+        if self.layered.is_some() {
+            let outcome = match end {
+                CallEnd::Rejected => Outcome::Error,
+                _ => self.calls[slot as usize].outcome,
+            };
+            if self.outer_retry(now, slot, outcome) {
+                return;
+            }
+        }
+        self.end_whole_failed(now, slot);
+    }
+
+    /// The whole call in `slot` ends without success (every layer's, when layered).
+    pub(super) fn end_whole_failed(&mut self, now: SimTime, slot: u32) {
         let process = self.calls[slot as usize].process;
         self.totals.calls_failed += 1;
         self.tally.gave_up += 1;
         self.tally.finish(now, process, false);
-        self.control_call_end(now, slot, end);
         self.free.push(slot);
     }
 
@@ -513,6 +533,8 @@ impl<O: Observer> Loop<'_, O> {
     ) -> Next {
         let policy = self.spec.policy;
         let call = &mut self.calls[slot as usize];
+        // What an outer layer reads of the call, should it end here.
+        call.outcome = outcome;
         let read;
         let hints = match &mut self.tabs {
             None => hints,

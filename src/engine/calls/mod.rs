@@ -61,6 +61,7 @@
 
 mod deadline;
 mod handlers;
+mod layers;
 mod overload;
 mod sticky;
 #[cfg(test)]
@@ -70,6 +71,7 @@ mod tabs;
 mod tests;
 
 pub use deadline::DeadlinePropagation;
+pub use layers::{Layer, LayerCount, Layers};
 pub use overload::Overload;
 pub use sticky::StickyFailures;
 
@@ -173,6 +175,12 @@ enum Ev {
     Visible {
         call: u32,
     },
+    /// An outer layer's retry: the calls of `layer` and every layer below it start afresh
+    /// (layered retries).
+    Restart {
+        call: u32,
+        layer: u32,
+    },
 }
 
 const NONE: u64 = u64::MAX;
@@ -211,6 +219,8 @@ struct Loop<'a, O = NoTrace> {
     trace: O,
     /// What only a trace needs, empty without one.
     traced: Traced,
+    /// The layers above the run's policy, when it has any.
+    layered: Option<layers::LayerRun>,
 }
 
 /// What the call loop keeps for a trace only: each process's calls started, and each call
@@ -306,6 +316,7 @@ pub fn simulate_calls_observed<O: Observer>(spec: &RunSpec, trace: O) -> (Tally,
             },
             slots: Vec::new(),
         },
+        layered: layers::LayerRun::new(&overload.layers, spec.clients),
     };
     for process in 0..spec.clients {
         let first = match &overload.arrivals {
@@ -339,10 +350,14 @@ pub fn simulate_calls_observed<O: Observer>(spec: &RunSpec, trace: O) -> (Tally,
             } => run.deliver(now, call, attempt, answer),
             Ev::Timeout { call, attempt } => run.timeout(now, call, attempt),
             Ev::Dropped { spent } => run.dropped(now, spent),
+            Ev::Restart { call, layer } => run.restart(now, call, layer),
         }
     }
     let in_system = run.in_system();
     let mut totals = run.totals;
+    if let Some(layered) = &run.layered {
+        totals.layers = layered.counts(totals.attempts);
+    }
     if let Server::Capacity(c) = &run.server {
         // Dropped at their turn in the queue (those dropped at arrival are counted there).
         totals.dropped += c.skipped();

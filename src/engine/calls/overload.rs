@@ -7,7 +7,7 @@ use crate::workload::Arrivals;
 
 use crate::engine::NetworkDelay;
 
-use super::{DeadlinePropagation, StickyFailures};
+use super::{DeadlinePropagation, Layers, StickyFailures};
 
 /// What the call loop adds to a run: arrivals, timeouts, network delay, triggers and the
 /// series. The default adds nothing (a herd, no timeout, no delay, no trigger).
@@ -35,6 +35,8 @@ pub struct Overload {
     /// so a run's memory follows its calls in flight, not simulated time; every figure is the
     /// same.
     pub keep_windows: bool,
+    /// The retry layers above the run's own policy (none by default).
+    pub layers: Layers,
 }
 
 impl Default for Overload {
@@ -49,6 +51,7 @@ impl Default for Overload {
             sticky: StickyFailures::default(),
             deadlines: DeadlinePropagation::default(),
             keep_windows: true,
+            layers: Layers::default(),
         }
     }
 }
@@ -61,6 +64,7 @@ impl Overload {
             || self.network.is_some()
             || !self.triggers.is_empty()
             || self.sticky.is_active()
+            || self.layers.is_active()
     }
 
     /// When the last trigger ends: an outage, a degradation or a spike.
@@ -150,9 +154,13 @@ impl Overload {
             }
             None => timeout,
         };
-        match self.network {
+        let client = match self.network {
             Some(d) => format!("{timeout}, network {d} each way"),
             None => format!("{timeout}, round trip {latency}"),
+        };
+        match self.layers.describe() {
+            Some(layers) => format!("{client}; {layers}"),
+            None => client,
         }
     }
 }

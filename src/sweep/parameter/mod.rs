@@ -59,6 +59,8 @@ pub enum Needs {
     Outage,
     /// A degradation (`--degrade`); a capacity server.
     Degrade,
+    /// Retry layers above the run's policy (`--layer`, `[[layer]]`).
+    Layer,
 }
 
 impl Needs {
@@ -69,6 +71,7 @@ impl Needs {
             Needs::Spike => Some(("--spike", "spike = \"20s..25s@80/s\"")),
             Needs::Outage => Some(("--outage", "outage = \"20s..30s\"")),
             Needs::Degrade => Some(("--degrade", "degrade = \"10s..20s@0.25\"")),
+            Needs::Layer => Some(("--layer", "--layer \"strategy=naive retries=3\"")),
         }
     }
 
@@ -81,6 +84,7 @@ impl Needs {
             Needs::Spike => has(&file.spike),
             Needs::Outage => has(&file.outage),
             Needs::Degrade => has(&file.degrade),
+            Needs::Layer => file.layer.as_ref().is_some_and(|l| !l.is_empty()),
         }
     }
 }

@@ -46,7 +46,7 @@ fn server_file(file: &mut ScenarioFile) -> &mut crate::config::ServerFile {
 /// Every parameter a sweep can vary, in grid order: the first varies slowest, the last
 /// fastest (docs/sweeps-and-clusters.md lists them). Strategy comes first so that a sweep's rows group by
 /// strategy.
-pub static PARAMETERS: [Parameter; 44] = [
+pub static PARAMETERS: [Parameter; 45] = [
     Parameter {
         name: "strategy",
         column: "strategy",
@@ -513,6 +513,30 @@ pub static PARAMETERS: [Parameter; 44] = [
         help: "The fraction of client processes whose every attempt fails, e.g. 0,0.1,0.2",
         set: |f, v| f.sticky_failures = Some(v.decimal()),
         get: |s| s.overload.sticky.fraction.to_string(),
+    },
+    Parameter {
+        name: "layer-retries",
+        column: "layer_retries",
+        kind: Kind::Whole,
+        needs: Needs::Layer,
+        // Points along it share their dice, and configs without layers keep their seeds.
+        label: false,
+        help: "Retry layers: the retries of every layer above the run's own policy, e.g. 0..3",
+        set: |f, v| {
+            for layer in f.layer.iter_mut().flatten() {
+                layer.retries = Some(u32_of(v));
+            }
+        },
+        get: |s| {
+            let each: Vec<String> = s
+                .overload
+                .layers
+                .outer
+                .iter()
+                .map(|l| l.policy.max_retries.to_string())
+                .collect();
+            each.join(" ")
+        },
     },
     Parameter {
         name: "budget",

@@ -1,0 +1,247 @@
+//! Layered retries as written: a config's `[[layer]]` list or the repeated `--layer SPEC`
+//! (space-separated `key=value` pairs, `--layer "strategy=naive retries=3"`), outermost
+//! first, each with a run's policy keys; and their validation into the engine's
+//! [`Layers`](crate::engine::calls::Layers). The run's own policy keys stay the innermost
+//! layer. No I/O, no clap.
+
+use serde::{Deserialize, Serialize};
+
+use super::{invalid, ConfigError, ScenarioFile, ServerModel, StrategyList};
+use crate::engine::calls::{Layer, Layers};
+use crate::policy::control::Throttle;
+use crate::policy::Policy;
+use crate::time::SimDuration;
+
+/// The keys a layer takes: a run's policy keys.
+pub const LAYER_KEYS: &str =
+    "preset, strategy, retries, base, cap, multiplier, retry_probability, jitter_order, budget, breaker";
+
+/// One layer above the run's own policy, as written.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct LayerFile {
+    /// A named production client whose policy keys lie under the layer's others.
+    pub preset: Option<String>,
+    /// One strategy.
+    pub strategy: Option<StrategyList>,
+    /// Retries after the layer's first attempt.
+    pub retries: Option<u32>,
+    /// First delay.
+    pub base: Option<SimDuration>,
+    /// Largest delay.
+    pub cap: Option<SimDuration>,
+    /// Growth per retry.
+    pub multiplier: Option<f64>,
+    /// The probability that each retry is made.
+    pub retry_probability: Option<f64>,
+    /// `after-cap` or `before-cap`.
+    pub jitter_order: Option<String>,
+    /// Retry budget, as `--budget` takes it.
+    pub budget: Option<String>,
+    /// Circuit breaker, as `--breaker` takes it.
+    pub breaker: Option<String>,
+    /// Read only to be refused: an outer layer's attempt ends when its inner call does.
+    pub timeout: Option<SimDuration>,
+    /// Read only to be refused: outer layers take no throttle.
+    pub throttle: Option<String>,
+}
+
+impl std::str::FromStr for LayerFile {
+    type Err = String;
+    /// `key=value` pairs separated by spaces (keys with `-` or `_`): `strategy=naive
+    /// retries=3 budget=token-bucket:scope=global`.
+    fn from_str(text: &str) -> Result<Self, String> {
+        let mut toml = String::new();
+        for pair in text.split_whitespace() {
+            let (key, value) = pair.split_once('=').ok_or_else(|| {
+                format!("`{pair}` is not key=value; accepted: space-separated key=value pairs of {LAYER_KEYS}")
+            })?;
+            let key = key.replace('-', "_");
+            let quoted = !matches!(key.as_str(), "retries" | "multiplier" | "retry_probability");
+            if quoted {
+                toml.push_str(&format!("{key} = {value:?}\n"));
+            } else {
+                toml.push_str(&format!("{key} = {value}\n"));
+            }
+        }
+        toml::from_str(&toml).map_err(|e| {
+            format!(
+                "`{text}`: {}; accepted: space-separated key=value pairs of {LAYER_KEYS}",
+                super::toml_message(&e)
+            )
+        })
+    }
+}
+
+impl LayerFile {
+    fn is_empty(&self) -> bool {
+        *self == LayerFile::default()
+    }
+
+    /// The layer as a scenario of its policy keys only, for the run's own validation.
+    fn as_scenario(&self) -> ScenarioFile {
+        ScenarioFile {
+            preset: self.preset.clone(),
+            strategy: self.strategy.clone(),
+            retries: self.retries,
+            base: self.base,
+            cap: self.cap,
+            multiplier: self.multiplier,
+            retry_probability: self.retry_probability,
+            jitter_order: self.jitter_order.clone(),
+            budget: self.budget.clone(),
+            breaker: self.breaker.clone(),
+            clients: Some(1),
+            ..ScenarioFile::default()
+        }
+    }
+}
+
+/// `error` about layer `index` (1 the outermost) of `count`, as one `--layer` line.
+fn about_layer(index: usize, count: usize, error: ConfigError) -> ConfigError {
+    match error {
+        ConfigError::Invalid {
+            field,
+            value,
+            accepted,
+        } => invalid(
+            "--layer",
+            format!("{field} {value} in layer {index} of {count} (outermost first)"),
+            accepted,
+        ),
+        other => other,
+    }
+}
+
+impl ScenarioFile {
+    /// The layers above the run's policy, validated: each needs a policy key, one strategy,
+    /// no timeout and no throttle; not with `occ` or browser tabs.
+    pub(crate) fn layers(&self, server: &ServerModel) -> Result<Layers, ConfigError> {
+        let Some(files) = self.layer.as_deref().filter(|l| !l.is_empty()) else {
+            return Ok(Layers::default());
+        };
+        let count = files.len();
+        if server.is_occ() {
+            return Err(invalid(
+                "--layer",
+                "given with --server occ",
+                "accepted with any server but occ (whose clients make one write each, outside the call loop)",
+            ));
+        }
+        if self.browser_keys().iter().any(|(_, set)| *set) {
+            return Err(invalid(
+                "--layer",
+                "given with browser tabs",
+                "accepted without the browser tabs' keys (--hidden, --visibility-switch, ...): a tab's pauses and timers are the innermost layer's alone",
+            ));
+        }
+        let mut outer = Vec::with_capacity(count);
+        for (i, file) in files.iter().enumerate() {
+            let index = i + 1;
+            let refuse = |value: String, accepted: &str| {
+                Err(invalid(
+                    "--layer",
+                    format!("{value} in layer {index} of {count} (outermost first)"),
+                    accepted.to_string(),
+                ))
+            };
+            if file.is_empty() {
+                return refuse(
+                    "(no policy)".into(),
+                    &format!("accepted: a layer with at least one of {LAYER_KEYS}"),
+                );
+            }
+            if let Some(t) = file.timeout {
+                return refuse(
+                    format!("timeout {t}"),
+                    "accepted: a timeout on the run's own policy (--timeout), the innermost layer; an outer layer's attempt ends when the call below it does",
+                );
+            }
+            if let Some(t) = &file.throttle {
+                return refuse(
+                    format!("throttle {t}"),
+                    "accepted: a throttle on the run's own policy (--throttle), the innermost layer; outer layers take a budget or a breaker",
+                );
+            }
+            let scenario = file
+                .as_scenario()
+                .validate_without_budget_on(Some(1))
+                .map_err(|e| about_layer(index, count, e))?;
+            if scenario.controls.throttle != Throttle::None {
+                return refuse(
+                    format!("preset {}", file.preset.as_deref().unwrap_or("")),
+                    "accepted: a preset without a throttle (outer layers take a budget or a breaker)",
+                );
+            }
+            let [strategy] = scenario.strategies[..] else {
+                return refuse(
+                    "strategy (several)".into(),
+                    "accepted: one strategy a layer",
+                );
+            };
+            outer.push(Layer {
+                policy: Policy {
+                    strategy,
+                    backoff: scenario.backoff,
+                    max_retries: scenario.retries,
+                    retry_chance: scenario.retry_chance,
+                },
+                controls: scenario.controls,
+            });
+        }
+        Ok(Layers { outer })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::{simulate, Path};
+    use crate::time::SimTime;
+
+    #[test]
+    fn the_estimates_count_every_layers_attempts_and_waits() {
+        // 20 calls against a server down for good: 3 retries inside layers of 2 and 1, every
+        // wait exactly the cap (fixed, 2 s and 1 s): 20 × 4 × 3 × 2 = 480 attempts, and each
+        // call's 23 waits at most 2 s each.
+        let text = "clients = 20\nstrategy = \"fixed\"\nbase = \"1s\"\ncap = \"1s\"\n\
+                    retries = 3\n[server]\nmodel = \"down\"\n\
+                    [[layer]]\nstrategy = \"fixed\"\nbase = \"2s\"\ncap = \"2s\"\nretries = 2\n\
+                    [[layer]]\nstrategy = \"fixed\"\nbase = \"1s\"\ncap = \"1s\"\nretries = 1\n";
+        let scenario = ScenarioFile::parse(text, Some("toml"))
+            .unwrap()
+            .validate()
+            .unwrap();
+        assert_eq!(scenario.tries_per_call(), 24);
+        assert_eq!(scenario.attempts_per_run(), 480);
+        let spec = scenario.run_spec(scenario.strategies[0]);
+        let tally = simulate(&spec, Path::Auto);
+        assert_eq!(tally.gave_up, 20);
+        // By hand: an inner call is 3 waits of 1 s; a middle one 2 inner calls and 1 s
+        // between, 7 s; the outer 3 middle calls and two 2 s waits, 25 s: the last refusal
+        // at 25 s, within the horizon (24 tries, each with a wait of at most 2 s).
+        let last = tally.refused_windows.counts().len() - 1;
+        let start = tally.refused_windows.window_start(last);
+        assert_eq!(start, SimTime::ZERO + SimDuration::from_secs(25));
+        assert!(
+            start <= SimTime::ZERO + scenario.horizon(),
+            "{:?}",
+            scenario.horizon()
+        );
+    }
+
+    #[test]
+    fn a_spec_reads_as_the_same_keys_a_file_takes() {
+        let spec: LayerFile = "strategy=naive retries=3 base=10ms retry-probability=0.5 budget=token-bucket:scope=global"
+            .parse()
+            .unwrap();
+        assert_eq!(spec.retries, Some(3));
+        assert_eq!(spec.base, Some(SimDuration::from_millis(10)));
+        assert_eq!(spec.retry_probability, Some(0.5));
+        assert_eq!(spec.budget.as_deref(), Some("token-bucket:scope=global"));
+        let e = "retries".parse::<LayerFile>().unwrap_err();
+        assert!(e.contains("not key=value"), "{e}");
+        let e = "colour=red".parse::<LayerFile>().unwrap_err();
+        assert!(e.contains("colour"), "{e}");
+    }
+}

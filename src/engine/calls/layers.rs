@@ -1,0 +1,355 @@
+//! Layered retries ([`Layers`], `[[layer]]`, `--layer SPEC`): an app retrying around an SDK
+//! retrying around a mesh. The run's own policy (`--strategy`, `--retries`, `--timeout`,
+//! `--budget`, ...) is the innermost layer, the one whose attempts reach the server; the
+//! layers above it are listed outermost first, each with its own strategy, retries, backoff
+//! and budget or breaker. An outer layer's attempt is a whole call of the layer below it:
+//! when that call fails (its retries spent, a retry denied, or rejected locally by its
+//! breaker), the outer layer's strategy and control decide, and a retry starts a fresh call
+//! of the layer below after the outer layer's wait (every layer below starts from its first
+//! attempt, its controls told of a new call). A success ends every layer's call at once.
+//!
+//! So against a server that refuses everything, a call of layers with `r1, r2, ..., rn`
+//! retries makes `(1 + r1)(1 + r2)...(1 + rn)` attempts at the server. Each layer reports its
+//! attempts (the calls it made of the layer below; the innermost's, the requests sent) and
+//! its amplification (attempts per call made of it); their product is the run's end-to-end
+//! amplification, attempts at the server per call.
+//!
+//! One call slot carries the whole stack: the innermost layer's state is the slot's own
+//! (`Call`), each outer layer's is a [`LayerState`] beside it. The one call loop runs it:
+//! the hook is where the innermost call ends failed ([`Loop::outer_retry`]) and one event
+//! ([`super::Ev::Restart`]) that starts the layers below a retrying one. Outer layers make no
+//! random draw but their strategy's, from the process's stream, so a run without layers is
+//! unchanged. Outer layers take no timeout of their own and no throttle (refused when
+//! validated), and a layered run has no browser tabs.
+
+use crate::policy::control::{CallEnd, Controls, Gate, Outcome, RunControls};
+use crate::policy::{Decision, Hints, Policy};
+use crate::time::{SimDuration, SimTime};
+use crate::trace::Observer;
+
+use super::{Ev, Loop};
+
+/// One layer above the run's own policy.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Layer {
+    /// Its strategy, backoff, retries and retry probability.
+    pub policy: Policy,
+    /// Its budget and breaker (no throttle), per process or shared as the run's are.
+    pub controls: Controls,
+}
+
+/// The layers above the run's own policy, outermost first; empty by default (one layer, the
+/// run's own).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Layers {
+    /// Outermost first.
+    pub outer: Vec<Layer>,
+}
+
+impl Layers {
+    /// True when the run has layers above its own policy.
+    #[inline]
+    pub fn is_active(&self) -> bool {
+        !self.outer.is_empty()
+    }
+
+    /// The layers as `--layer` takes them, outermost first: `2 retry layers around the
+    /// policy below, outermost first: [strategy=naive retries=2] [strategy=full-jitter
+    /// retries=3 base=1s cap=30s budget=token-bucket]`; `None` without layers.
+    pub fn describe(&self) -> Option<String> {
+        if !self.is_active() {
+            return None;
+        }
+        let each: Vec<String> = self
+            .outer
+            .iter()
+            .map(|l| {
+                let p = &l.policy;
+                let mut text = format!("[strategy={} retries={}", p.strategy.name(), p.max_retries);
+                if p.strategy != crate::policy::Strategy::Naive {
+                    text.push_str(&format!(" base={} cap={}", p.backoff.base, p.backoff.cap));
+                }
+                if l.controls.budget != crate::policy::control::Budget::None {
+                    text.push_str(&format!(" budget={}", l.controls.budget.name()));
+                }
+                if l.controls.breaker != crate::policy::control::Breaker::None {
+                    text.push_str(&format!(" breaker={}", l.controls.breaker.name()));
+                }
+                text.push(']');
+                text
+            })
+            .collect();
+        let n = self.outer.len();
+        let layers = if n == 1 { "layer" } else { "layers" };
+        Some(format!(
+            "{n} retry {layers} around the policy below, outermost first: {}",
+            each.join(" ")
+        ))
+    }
+
+    /// Attempts at the server per call at most: the product of every layer's `1 + retries`,
+    /// `inner_retries` the run's own (saturating).
+    pub fn tries_per_call(&self, inner_retries: u32) -> u128 {
+        self.outer
+            .iter()
+            .fold(u128::from(inner_retries) + 1, |product, layer| {
+                product.saturating_mul(u128::from(layer.policy.max_retries) + 1)
+            })
+    }
+}
+
+/// What one outer layer's call keeps, beside its slot.
+#[derive(Clone, Copy, Debug)]
+struct LayerState {
+    retries_made: u32,
+    previous: SimDuration,
+    held: u64,
+    trial: bool,
+}
+
+/// A layered run's state: the outer layers' controls and each slot's outer states.
+pub(super) struct LayerRun {
+    layers: Vec<Layer>,
+    controls: Vec<RunControls>,
+    /// `slot × layers + layer`.
+    states: Vec<LayerState>,
+    /// Calls started at each layer, outermost first, the innermost last.
+    started: Vec<u64>,
+}
+
+impl LayerRun {
+    pub(super) fn new(layers: &Layers, clients: u32) -> Option<LayerRun> {
+        layers.is_active().then(|| LayerRun {
+            layers: layers.outer.clone(),
+            controls: layers
+                .outer
+                .iter()
+                .map(|l| RunControls::new(&l.controls, clients))
+                .collect(),
+            states: Vec::new(),
+            started: vec![0; layers.outer.len() + 1],
+        })
+    }
+
+    /// Each layer's attempts and the calls made of it, outermost first: an outer layer's
+    /// attempts are the calls started of the layer below, the innermost's `sent`.
+    pub(super) fn counts(&self, sent: u64) -> Vec<LayerCount> {
+        (0..self.started.len())
+            .map(|i| LayerCount {
+                calls: self.started[i],
+                attempts: self.started.get(i + 1).copied().unwrap_or(sent),
+            })
+            .collect()
+    }
+}
+
+/// One layer's totals: the calls made of it and the attempts it made.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LayerCount {
+    /// Calls made of this layer (the outermost's: the run's calls).
+    pub calls: u64,
+    /// Attempts it made: calls of the layer below, or the requests the innermost sent.
+    pub attempts: u64,
+}
+
+impl<O: Observer> Loop<'_, O> {
+    /// A whole call starts in `slot`: every outer layer's call starts, outermost first.
+    /// False when one of their controls rejects it (the call then goes on as that layer's
+    /// failed call: [`Self::outer_retry`] has been asked).
+    pub(super) fn layers_start(&mut self, now: SimTime, slot: u32) -> bool {
+        self.start_layers_from(now, slot, 0)
+    }
+
+    /// Starts the calls of outer layers `from..` in `slot`; true when all started (the
+    /// innermost's call is then to start), false when one was rejected and its failure
+    /// handled.
+    fn start_layers_from(&mut self, now: SimTime, slot: u32, from: usize) -> bool {
+        let process = self.calls[slot as usize].process;
+        let Some(run) = &mut self.layered else {
+            return true;
+        };
+        let n = run.layers.len();
+        let need = (slot as usize + 1) * n;
+        if run.states.len() < need {
+            run.states.resize(
+                need,
+                LayerState {
+                    retries_made: 0,
+                    previous: SimDuration::ZERO,
+                    held: 0,
+                    trial: false,
+                },
+            );
+        }
+        for i in from..n {
+            run.started[i] += 1;
+            let state = &mut run.states[slot as usize * n + i];
+            *state = LayerState {
+                retries_made: 0,
+                previous: run.layers[i].policy.backoff.base,
+                held: 0,
+                trial: false,
+            };
+            let controls = &mut run.controls[i];
+            let go = !controls.is_active()
+                || (controls.call_started(process, now, &mut state.trial)
+                    && controls.send(process, now, || 0.0) == Gate::Go);
+            if !go {
+                // Rejected locally at layer i: that layer's call fails without an attempt.
+                self.totals.calls_rejected_locally += 1;
+                self.series.counts().rejected_locally += 1;
+                self.end_layer(now, slot, i, CallEnd::Rejected);
+                if !self.retry_above(now, slot, i, Outcome::Error) {
+                    self.end_whole_failed(now, slot);
+                }
+                return false;
+            }
+        }
+        run_started_innermost(&mut self.layered);
+        true
+    }
+
+    /// The innermost layer's call in `slot` failed on `outcome`: true when an outer layer
+    /// retries (the slot then waits for its [`Ev::Restart`]), false when every layer gave up
+    /// (the whole call fails).
+    pub(super) fn outer_retry(&mut self, now: SimTime, slot: u32, outcome: Outcome) -> bool {
+        let n = self.layered.as_ref().map_or(0, |r| r.layers.len());
+        self.retry_above(now, slot, n, outcome)
+    }
+
+    /// Layer `failed`'s call in `slot` ended failed on `outcome`: the layers above it decide,
+    /// innermost first. True when one retries.
+    fn retry_above(&mut self, now: SimTime, slot: u32, failed: usize, outcome: Outcome) -> bool {
+        let process = self.calls[slot as usize].process;
+        for j in (0..failed).rev() {
+            let Some(run) = &mut self.layered else {
+                return false;
+            };
+            let n = run.layers.len();
+            let policy = run.layers[j].policy;
+            let state = &mut run.states[slot as usize * n + j];
+            let controls = &mut run.controls[j];
+            if controls.is_active() {
+                controls.attempt_ended(process, now, outcome, &mut state.held);
+            }
+            let rng = &mut self.rngs[process as usize];
+            if let Decision::Retry { retry, delay } =
+                policy.decide(state.retries_made, state.previous, &Hints::default(), rng)
+            {
+                if !controls.is_active()
+                    || controls.allow_retry(process, now, outcome, &mut state.held)
+                {
+                    state.retries_made = retry;
+                    state.previous = delay;
+                    self.push(
+                        now + delay,
+                        Ev::Restart {
+                            call: slot,
+                            layer: j as u32 + 1,
+                        },
+                    );
+                    return true;
+                }
+                self.totals.retries_denied += 1;
+                self.series.counts().retries_denied += 1;
+            }
+            self.end_layer(now, slot, j, CallEnd::Failed);
+        }
+        false
+    }
+
+    /// Layer `layer`'s call in `slot` ended: its controls are told.
+    fn end_layer(&mut self, now: SimTime, slot: u32, layer: usize, end: CallEnd) {
+        let process = self.calls[slot as usize].process;
+        let Some(run) = &mut self.layered else {
+            return;
+        };
+        let n = run.layers.len();
+        let state = &mut run.states[slot as usize * n + layer];
+        let controls = &mut run.controls[layer];
+        if controls.is_active() {
+            controls.call_ended(process, now, end, &mut state.held, state.trial);
+        }
+    }
+
+    /// The whole call in `slot` succeeded: every outer layer's attempt and call succeeded,
+    /// innermost first.
+    pub(super) fn layers_succeeded(&mut self, now: SimTime, slot: u32) {
+        let process = self.calls[slot as usize].process;
+        let Some(run) = &mut self.layered else {
+            return;
+        };
+        let n = run.layers.len();
+        for j in (0..n).rev() {
+            let state = &mut run.states[slot as usize * n + j];
+            let controls = &mut run.controls[j];
+            if controls.is_active() {
+                controls.attempt_ended(process, now, Outcome::Success, &mut state.held);
+                controls.call_ended(
+                    process,
+                    now,
+                    CallEnd::Succeeded,
+                    &mut state.held,
+                    state.trial,
+                );
+            }
+        }
+    }
+
+    /// An outer layer's retry is due: the calls of every layer from `layer` down start
+    /// afresh, the innermost's last (its first attempt sent, or rejected locally).
+    pub(super) fn restart(&mut self, now: SimTime, slot: u32, layer: u32) {
+        if !self.start_layers_from(now, slot, layer as usize) {
+            return;
+        }
+        let base = self.spec.policy.backoff.base;
+        let call = &mut self.calls[slot as usize];
+        call.retries_made = 0;
+        call.previous = base;
+        call.held = 0;
+        call.trial = false;
+        call.charged = false;
+        let process = call.process;
+        let admitted = !self.controls.is_active()
+            || self
+                .controls
+                .call_started(process, now, &mut self.calls[slot as usize].trial);
+        if admitted {
+            self.send(now, slot);
+        } else {
+            self.reject_locally(now, slot);
+        }
+    }
+}
+
+fn run_started_innermost(run: &mut Option<LayerRun>) {
+    if let Some(run) = run {
+        *run.started.last_mut().expect("the innermost layer") += 1;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::policy::Strategy;
+
+    #[test]
+    fn the_tries_per_call_are_the_product_of_every_layers() {
+        let layer = |retries| Layer {
+            policy: Policy {
+                max_retries: retries,
+                ..Policy::experiment1(Strategy::Naive)
+            },
+            controls: Controls::default(),
+        };
+        let layers = Layers {
+            outer: vec![layer(3), layer(2)],
+        };
+        assert_eq!(layers.tries_per_call(1), 4 * 3 * 2);
+        assert_eq!(Layers::default().tries_per_call(4), 5);
+        let huge = Layers {
+            outer: vec![layer(u32::MAX); 5],
+        };
+        assert_eq!(huge.tries_per_call(u32::MAX), u128::MAX);
+    }
+}
