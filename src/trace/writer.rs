@@ -3,7 +3,7 @@
 //! engine's events do not carry (a client's item number, an `occ` attempt's send). No file
 //! handling: it writes into whatever [`Write`] it is given.
 
-use std::io::{self, BufWriter, Write};
+use std::io::{self, Write};
 use std::path::Path;
 
 use super::record::{Attempt, Next, Observer};
@@ -122,36 +122,44 @@ struct ClientState {
 }
 
 /// Writes attempts as lines into `W` (see the module documentation).
+///
+/// Lines are formatted straight into one buffer of [`BUFFER_BYTES`] (no line of their own, no
+/// allocation once started), which goes to `W` whole when the next line might not fit: a
+/// traced run's cost is the formatting and one copy into the file.
 pub struct TraceWriter<W: Write> {
-    out: BufWriter<W>,
+    out: W,
+    buffer: Vec<u8>,
     format: TraceFormat,
     sample: Sample,
     run: Option<RunInfo>,
+    /// The start of each line of the current run, up to the client's number: `{"run":0,
+    /// "strategy":"full-jitter","client":` or `0,full-jitter,`.
+    prefix: Vec<u8>,
     clients: Vec<ClientState>,
     lines: u64,
     error: Option<io::Error>,
-    line: Vec<u8>,
 }
 
 impl<W: Write> TraceWriter<W> {
     /// A writer into `out`; a CSV trace starts with its header.
     pub fn new(out: W, format: TraceFormat, sample: Sample) -> Self {
-        let mut writer = TraceWriter {
-            out: BufWriter::with_capacity(BUFFER_BYTES, out),
-            format,
-            sample,
-            run: None,
-            clients: Vec::new(),
-            lines: 0,
-            error: None,
-            line: Vec::with_capacity(LINE_BYTES_MAX as usize),
-        };
+        let mut buffer = Vec::with_capacity(BUFFER_BYTES);
         if format == TraceFormat::Csv {
-            writer.emit(
+            buffer.extend_from_slice(
                 b"run,strategy,client,call,attempt,sent,arrived,ended,outcome,next,wait,hidden\n",
             );
         }
-        writer
+        TraceWriter {
+            out,
+            buffer,
+            format,
+            sample,
+            run: None,
+            prefix: Vec::new(),
+            clients: Vec::new(),
+            lines: 0,
+            error: None,
+        }
     }
 
     /// The attempts that follow belong to `run`.
@@ -160,6 +168,19 @@ impl<W: Write> TraceWriter<W> {
         if run.per_client {
             self.clients
                 .resize(run.clients as usize, ClientState::default());
+        }
+        self.prefix.clear();
+        if self.format == TraceFormat::JsonLines {
+            self.prefix.extend_from_slice(b"{\"run\":");
+            push_int(&mut self.prefix, u64::from(run.index));
+            self.prefix.extend_from_slice(b",\"strategy\":\"");
+            self.prefix.extend_from_slice(run.strategy.as_bytes());
+            self.prefix.extend_from_slice(b"\",\"client\":");
+        } else {
+            push_int(&mut self.prefix, u64::from(run.index));
+            self.prefix.push(b',');
+            self.prefix.extend_from_slice(run.strategy.as_bytes());
+            self.prefix.push(b',');
         }
         self.run = Some(run);
     }
@@ -171,6 +192,7 @@ impl<W: Write> TraceWriter<W> {
 
     /// Flushes the buffer: the lines written, or the first write error.
     pub fn finish(mut self) -> io::Result<u64> {
+        self.drain();
         if let Some(e) = self.error.take() {
             return Err(e);
         }
@@ -178,76 +200,72 @@ impl<W: Write> TraceWriter<W> {
         Ok(self.lines)
     }
 
-    fn emit(&mut self, bytes: &[u8]) {
+    /// Hands the buffer to `W` (keeping the first error; after one, lines are dropped).
+    fn drain(&mut self) {
         if self.error.is_none() {
-            if let Err(e) = self.out.write_all(bytes) {
+            if let Err(e) = self.out.write_all(&self.buffer) {
                 self.error = Some(e);
             }
         }
+        self.buffer.clear();
     }
 
-    fn write_line(&mut self, run: &RunInfo, a: &Attempt, call: u32, sent: u64) {
-        let mut line = std::mem::take(&mut self.line);
-        line.clear();
-        let json = self.format == TraceFormat::JsonLines;
+    fn write_line(&mut self, a: &Attempt, call: u32, sent: u64) {
+        let line = &mut self.buffer;
         let wait = match a.next {
             Next::Retry(w) => Some(w.as_nanos()),
             _ => None,
         };
         let hidden = a.hidden.map(|h| if h { "true" } else { "false" });
-        if json {
-            line.extend_from_slice(b"{\"run\":");
-            push_int(&mut line, u64::from(run.index));
-            line.extend_from_slice(b",\"strategy\":\"");
-            line.extend_from_slice(run.strategy.as_bytes());
-            line.extend_from_slice(b"\",\"client\":");
-            push_int(&mut line, u64::from(a.client));
+        line.extend_from_slice(&self.prefix);
+        if self.format == TraceFormat::JsonLines {
+            push_int(line, u64::from(a.client));
             line.extend_from_slice(b",\"call\":");
-            push_int(&mut line, u64::from(call));
+            push_int(line, u64::from(call));
             line.extend_from_slice(b",\"attempt\":");
-            push_int(&mut line, u64::from(a.attempt));
+            push_int(line, u64::from(a.attempt));
             line.extend_from_slice(b",\"sent\":");
-            push_seconds(&mut line, Some(sent), b"null");
+            push_seconds(line, Some(sent), b"null");
             line.extend_from_slice(b",\"arrived\":");
-            push_seconds(&mut line, a.arrived.map(SimTime::as_nanos), b"null");
+            push_seconds(line, a.arrived.map(SimTime::as_nanos), b"null");
             line.extend_from_slice(b",\"ended\":");
-            push_seconds(&mut line, Some(a.ended.as_nanos()), b"null");
+            push_seconds(line, Some(a.ended.as_nanos()), b"null");
             line.extend_from_slice(b",\"outcome\":\"");
             line.extend_from_slice(a.outcome.name().as_bytes());
             line.extend_from_slice(b"\",\"next\":\"");
             line.extend_from_slice(a.next.name().as_bytes());
             line.extend_from_slice(b"\",\"wait\":");
-            push_seconds(&mut line, wait, b"null");
+            push_seconds(line, wait, b"null");
             line.extend_from_slice(b",\"hidden\":");
             line.extend_from_slice(hidden.unwrap_or("null").as_bytes());
             line.extend_from_slice(b"}\n");
         } else {
-            push_int(&mut line, u64::from(run.index));
+            push_int(line, u64::from(a.client));
             line.push(b',');
-            line.extend_from_slice(run.strategy.as_bytes());
-            for n in [u64::from(a.client), u64::from(call), u64::from(a.attempt)] {
-                line.push(b',');
-                push_int(&mut line, n);
-            }
+            push_int(line, u64::from(call));
             line.push(b',');
-            push_seconds(&mut line, Some(sent), b"");
+            push_int(line, u64::from(a.attempt));
             line.push(b',');
-            push_seconds(&mut line, a.arrived.map(SimTime::as_nanos), b"");
+            push_seconds(line, Some(sent), b"");
             line.push(b',');
-            push_seconds(&mut line, Some(a.ended.as_nanos()), b"");
+            push_seconds(line, a.arrived.map(SimTime::as_nanos), b"");
+            line.push(b',');
+            push_seconds(line, Some(a.ended.as_nanos()), b"");
             line.push(b',');
             line.extend_from_slice(a.outcome.name().as_bytes());
             line.push(b',');
             line.extend_from_slice(a.next.name().as_bytes());
             line.push(b',');
-            push_seconds(&mut line, wait, b"");
+            push_seconds(line, wait, b"");
             line.push(b',');
             line.extend_from_slice(hidden.unwrap_or("").as_bytes());
             line.push(b'\n');
         }
-        self.emit(&line);
-        self.line = line;
         self.lines += 1;
+        // Room for the longest line, always: the buffer never grows past its capacity.
+        if self.buffer.len() > BUFFER_BYTES - LINE_BYTES_MAX as usize {
+            self.drain();
+        }
     }
 }
 
@@ -276,27 +294,42 @@ impl<W: Write> Observer for TraceWriter<W> {
             }
             self.clients[a.client as usize] = s;
             if self.sample.keeps(run.seed, a.client) {
-                self.write_line(&run, a, call, sent);
+                self.write_line(a, call, sent);
             }
         } else if self.sample.keeps(run.seed, a.client) {
             let sent = a.sent.map_or(0, SimTime::as_nanos);
-            self.write_line(&run, a, a.call.unwrap_or(0), sent);
+            self.write_line(a, a.call.unwrap_or(0), sent);
         }
         self.run = Some(run);
     }
 }
 
+/// The two-digit decimal strings `00` to `99`, so that a number is written two digits a
+/// division.
+const DIGIT_PAIRS: &[u8; 200] = b"\
+0001020304050607080910111213141516171819\
+2021222324252627282930313233343536373839\
+4041424344454647484950515253545556575859\
+6061626364656667686970717273747576777879\
+8081828384858687888990919293949596979899";
+
 /// Appends `n` in decimal.
 fn push_int(line: &mut Vec<u8>, mut n: u64) {
     let mut digits = [0u8; 20];
     let mut i = digits.len();
-    loop {
+    while n >= 100 {
+        let pair = (n % 100) as usize * 2;
+        n /= 100;
+        i -= 2;
+        digits[i..i + 2].copy_from_slice(&DIGIT_PAIRS[pair..pair + 2]);
+    }
+    if n >= 10 {
+        let pair = n as usize * 2;
+        i -= 2;
+        digits[i..i + 2].copy_from_slice(&DIGIT_PAIRS[pair..pair + 2]);
+    } else {
         i -= 1;
-        digits[i] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
+        digits[i] = b'0' + n as u8;
     }
     line.extend_from_slice(&digits[i..]);
 }
@@ -310,20 +343,31 @@ fn push_seconds(line: &mut Vec<u8>, ns: Option<u64>, absent: &[u8]) {
     };
     push_int(line, ns / NANOS_PER_SEC);
     line.push(b'.');
-    let mut frac = ns % NANOS_PER_SEC;
+    let frac = ns % NANOS_PER_SEC;
     if frac == 0 {
         line.push(b'0');
         return;
     }
-    let mut width = 9;
-    while frac % 10 == 0 {
-        frac /= 10;
-        width -= 1;
+    // Nine digits, zero-padded, without their trailing zeros (at least one digit is kept:
+    // `frac` is not zero). No allocation: this runs once a time field of every line.
+    let mut digits = [b'0'; 9];
+    let mut rest = frac;
+    for slot in digits.iter_mut().rev() {
+        *slot = b'0' + (rest % 10) as u8;
+        rest /= 10;
     }
-    let start = line.len();
-    push_int(line, frac);
-    let pad = width - (line.len() - start);
-    line.splice(start..start, std::iter::repeat_n(b'0', pad));
+    let width = 9 - decimal_trailing_zeros(frac);
+    line.extend_from_slice(&digits[..width]);
+}
+
+/// The trailing decimal zeros of `n`, above 0.
+fn decimal_trailing_zeros(mut n: u64) -> usize {
+    let mut zeros = 0;
+    while n % 10 == 0 {
+        n /= 10;
+        zeros += 1;
+    }
+    zeros
 }
 
 #[cfg(test)]
