@@ -100,6 +100,21 @@ impl<'r> Delays<'r> {
         }
     }
 
+    /// The delays of a call that has made `retries_made` retries, the last after waiting
+    /// `previous` (`base` before the first): where a [`Delays`] left off, on `rng`.
+    pub fn resume(
+        policy: Policy,
+        rng: &'r mut ClientRng,
+        retries_made: u32,
+        previous: SimDuration,
+    ) -> Self {
+        Delays {
+            retries_made,
+            previous,
+            ..Delays::new(policy, rng)
+        }
+    }
+
     /// What the server said with its last refusal, for the header-reading strategies.
     pub fn hint(&mut self, hints: Hints) {
         self.hints = hints;

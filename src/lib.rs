@@ -18,7 +18,7 @@
 
 #![warn(missing_docs)]
 
-#[cfg(feature = "tower")]
+#[cfg(any(feature = "tower", feature = "backon"))]
 pub mod adapters;
 pub mod advice;
 pub mod boundary;

@@ -4,6 +4,8 @@
 //! `RetryFilter` rule, which tower's budget copies: "the percentage of calls to `deposit`
 //! that can be retried") and every retry the strategy wants must withdraw. herd-sim's own
 //! model of the same budget is `--budget finagle` (src/policy/control/budget.rs), in percent.
+//! The other way, [`SimulatedBudget`] is tower's `Budget` trait over any of herd-sim's
+//! budgets, so a tower client can spend the budget it simulated.
 //!
 //! # Simulated time: a paused tokio clock
 //! `TpsBudget` reads the time itself, with `tokio::time::Instant::now()`, at its creation and
@@ -35,14 +37,15 @@ use std::fmt;
 use std::future::Future;
 use std::pin::pin;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::task::{Context, Waker};
 use std::time::Duration;
 
 use tower::retry::budget::{Budget as _, TpsBudget};
 
+use crate::client::Clock;
 use crate::policy::control::spec::{Catalogue, Params};
-use crate::policy::control::SpecError;
+use crate::policy::control::{Budget, BudgetState, Outcome, SpecError};
 use crate::time::{SimDuration, SimTime};
 
 /// The keys `tower-tps` takes, tower's names for `TpsBudget::new`'s arguments.
@@ -235,6 +238,69 @@ impl PartialEq for TpsState {
 }
 
 impl Eq for TpsState {}
+
+/// herd-sim's budget as tower's `Budget` (`tower::retry::budget::Budget`), over a
+/// [`Clock`]: a tower retry `Policy` that deposits and withdraws through it spends exactly the
+/// budget the herd simulated. tower's budget has two calls where herd-sim's budgets hear of
+/// five events, so the adapter maps them to what each budget counts:
+/// - `deposit()` is one call credited: it tells the budget a call started (Finagle's
+///   deposit, the token bucket's `on=call`) and a call succeeded (the token bucket's
+///   `on=success`, gRPC's `token_ratio`, AWS's `success_increment`); each budget acts on
+///   the one of the two it counts. Call it where the budget's source does: Finagle (and
+///   tower's `TpsBudget`) on every request, the others on every success.
+/// - `withdraw()` is a failed attempt asking for a retry: gRPC takes its token for the
+///   failure first, then every budget judges and charges the retry.
+///
+/// Envoy's budget counts requests in flight, which tower's two calls cannot report: it is
+/// refused ([`SimulatedBudget::new`]). AWS's refund of a retried call's last acquisition
+/// needs the call, which `deposit()` does not name: a success gives `success_increment`.
+#[derive(Debug)]
+pub struct SimulatedBudget<C: Clock> {
+    budget: Budget,
+    state: Mutex<BudgetState>,
+    clock: C,
+}
+
+impl<C: Clock> SimulatedBudget<C> {
+    /// `budget` in its initial state on `clock`; `None` for Envoy's (see the type's doc).
+    pub fn new(budget: Budget, clock: C) -> Option<Self> {
+        if matches!(budget, Budget::Envoy { .. }) {
+            return None;
+        }
+        Some(SimulatedBudget {
+            state: Mutex::new(budget.start()),
+            budget,
+            clock,
+        })
+    }
+
+    /// The clock it reads.
+    pub fn clock(&self) -> &C {
+        &self.clock
+    }
+
+    /// The budget's state (for traces and tests).
+    pub fn with_state<T>(&self, f: impl FnOnce(&BudgetState) -> T) -> T {
+        f(&self.state.lock().unwrap_or_else(|e| e.into_inner()))
+    }
+}
+
+impl<C: Clock> tower::retry::budget::Budget for SimulatedBudget<C> {
+    fn deposit(&self) {
+        let now = self.clock.now();
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        state.call_started(&self.budget, now);
+        state.call_ended(&self.budget, true, &mut 0);
+    }
+
+    fn withdraw(&self) -> bool {
+        let now = self.clock.now();
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        let mut held = 0;
+        state.attempt_ended(&self.budget, Outcome::Error, &mut held);
+        state.allow_retry(&self.budget, now, Outcome::Error, &mut held)
+    }
+}
 
 #[cfg(test)]
 mod tests {

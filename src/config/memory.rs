@@ -160,7 +160,10 @@ impl Scenario {
         }
         const SECOND: u128 = 1_000_000_000;
         let round_trip = nanos(self.latency.max());
-        let wait = nanos(self.backoff.cap.max(self.backoff.base)) + round_trip + self.tab_delay();
+        let wait = nanos(self.backoff.cap.max(self.backoff.base))
+            + self.beyond_cap()
+            + round_trip
+            + self.tab_delay();
         let requests_per_item = Sat::from(self.retries) + 1;
         let (items_per_client, items) = match self.work {
             Work::Items(k) => (Sat::from(k), Sat::from(k) * Sat::from(self.clients)),
@@ -215,6 +218,16 @@ impl Scenario {
     /// for good): the sum of each retry's largest wait. Exponential-shaped strategies (and the
     /// header readers, which fall back to them) wait at most `e_k`; fixed waits `base`; naive
     /// nothing; decorrelated jitter's `k`-th wait stays below `min(cap, base · 3^k)`.
+    /// The most any of the scenario's strategies' waits exceed the cap by
+    /// ([`Strategy::beyond_cap`]: zero but for the real crates' strategies).
+    fn beyond_cap(&self) -> Sat {
+        self.strategies
+            .iter()
+            .map(|s| nanos(s.beyond_cap(&self.backoff)))
+            .max()
+            .unwrap_or(Sat::ZERO)
+    }
+
     fn longest_refused_waits(&self) -> Sat {
         let cap = nanos(self.backoff.cap);
         let base = nanos(self.backoff.base).min(cap);
@@ -231,7 +244,10 @@ impl Scenario {
                         }
                         w
                     }
-                    _ => nanos(self.backoff.exponential(k)),
+                    _ => {
+                        nanos(self.backoff.exponential(k))
+                            + nanos(strategy.beyond_cap(&self.backoff))
+                    }
                 }
             };
             // Waits never shrink; once two in a row are equal (capped, or not growing) the
@@ -477,7 +493,7 @@ impl Scenario {
             .iter()
             .map(|l| l.policy.backoff.cap)
             .fold(self.backoff.cap, SimDuration::max);
-        let per_try = nanos(cap) + trip + answer + self.tab_delay();
+        let per_try = nanos(cap) + self.beyond_cap() + trip + answer + self.tab_delay();
         start.max(outage) + tries * per_try + backlog
     }
 
@@ -513,7 +529,7 @@ impl Scenario {
         };
         let (_, backlog) = self.service_bounds();
         let answer = o.timeout.map_or(backlog, |t| nanos(t).min(backlog));
-        tries * (nanos(self.backoff.cap) + trip + answer + self.tab_delay())
+        tries * (nanos(self.backoff.cap) + self.beyond_cap() + trip + answer + self.tab_delay())
     }
 
     /// Calls a call-loop run holds at once at most, in flight or leaving a stale timeout or a

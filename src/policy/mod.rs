@@ -51,6 +51,15 @@ pub enum Strategy {
     ResetAware,
     /// Wait `Retry-After + U(0, e_k)`: the header as a floor, full jitter on top.
     RetryAfterJitter,
+    /// backon's `ExponentialBuilder` with its jitter (feature `backon`, [`crate::adapters::backon`]).
+    #[cfg(feature = "backon")]
+    BackonExponential,
+    /// backon's `FibonacciBuilder` with its jitter (feature `backon`).
+    #[cfg(feature = "backon")]
+    BackonFibonacci,
+    /// backon's `ConstantBuilder` with its jitter (feature `backon`).
+    #[cfg(feature = "backon")]
+    BackonConstant,
 }
 
 impl Strategy {
@@ -74,9 +83,25 @@ impl Strategy {
         Strategy::RetryAfterJitter,
     ];
 
-    /// Every strategy: [`Strategy::ALL`] then [`Strategy::HEADER_AWARE`].
+    /// The strategies that run a real crate's code (cargo feature `backon`); never in `all`.
+    #[cfg(feature = "backon")]
+    pub const ADAPTED: [Strategy; 3] = [
+        Strategy::BackonExponential,
+        Strategy::BackonFibonacci,
+        Strategy::BackonConstant,
+    ];
+
+    /// The strategies that run a real crate's code: none without the feature `backon`.
+    #[cfg(not(feature = "backon"))]
+    pub const ADAPTED: [Strategy; 0] = [];
+
+    /// Every strategy: [`Strategy::ALL`], [`Strategy::HEADER_AWARE`], then
+    /// [`Strategy::ADAPTED`].
     pub fn every() -> impl Iterator<Item = Strategy> {
-        Strategy::ALL.into_iter().chain(Strategy::HEADER_AWARE)
+        Strategy::ALL
+            .into_iter()
+            .chain(Strategy::HEADER_AWARE)
+            .chain(Strategy::ADAPTED)
     }
 
     /// The name used on the command line, in configs and in every output.
@@ -91,6 +116,12 @@ impl Strategy {
             Strategy::RetryAfter => "retry-after",
             Strategy::ResetAware => "reset-aware",
             Strategy::RetryAfterJitter => "retry-after-jitter",
+            #[cfg(feature = "backon")]
+            Strategy::BackonExponential => "backon-exponential",
+            #[cfg(feature = "backon")]
+            Strategy::BackonFibonacci => "backon-fibonacci",
+            #[cfg(feature = "backon")]
+            Strategy::BackonConstant => "backon-constant",
         }
     }
 
@@ -110,7 +141,41 @@ impl Strategy {
                 | Strategy::EqualJitter
                 | Strategy::DecorrelatedJitter
                 | Strategy::RetryAfterJitter
-        )
+        ) || self.is_adapted()
+    }
+
+    /// True when the strategy runs a real crate's code ([`Strategy::ADAPTED`]).
+    pub const fn is_adapted(self) -> bool {
+        #[cfg(feature = "backon")]
+        return matches!(
+            self,
+            Strategy::BackonExponential | Strategy::BackonFibonacci | Strategy::BackonConstant
+        );
+        #[cfg(not(feature = "backon"))]
+        {
+            let _ = self;
+            false
+        }
+    }
+
+    /// What the strategy's waits can exceed the cap by: nothing for herd-sim's own, whose
+    /// waits the cap bounds; backon's jitter adds to a capped wait
+    /// ([`crate::adapters::backon::longest_wait`]). The up-front estimates add it.
+    pub fn beyond_cap(self, backoff: &Backoff) -> SimDuration {
+        match self {
+            #[cfg(feature = "backon")]
+            Strategy::BackonExponential | Strategy::BackonFibonacci | Strategy::BackonConstant => {
+                SimDuration(
+                    crate::adapters::backon::longest_wait(backoff)
+                        .as_nanos()
+                        .saturating_sub(backoff.cap.as_nanos()),
+                )
+            }
+            _ => {
+                let _ = backoff;
+                SimDuration::ZERO
+            }
+        }
     }
 
     /// True when the strategy reads the server's headers (and falls back without them).
@@ -149,6 +214,10 @@ impl Strategy {
             Strategy::RetryAfter => retry_after::delay(retry, hints, backoff),
             Strategy::ResetAware => reset_aware::delay(retry, hints, backoff),
             Strategy::RetryAfterJitter => retry_after_jitter::delay(retry, hints, backoff, rng),
+            #[cfg(feature = "backon")]
+            Strategy::BackonExponential | Strategy::BackonFibonacci | Strategy::BackonConstant => {
+                crate::adapters::backon::delay(self, retry, backoff, rng)
+            }
         }
     }
 }

@@ -269,6 +269,53 @@ mod tower {
         }
     }
 
+    #[test]
+    fn herd_sim_s_budgets_as_tower_budgets_answer_as_the_simulator() {
+        use herd_sim::adapters::tower::SimulatedBudget;
+        use herd_sim::client::ManualClock;
+        use herd_sim::time::SimDuration;
+
+        // Finagle's model behind tower's trait, fed the hand-worked script: the answers tower's
+        // own TpsBudget gives (a deposit where a call starts, a withdrawal where a retry asks).
+        let (ops, want) = script();
+        let budget = SimulatedBudget::new(
+            Budget::parse("finagle:ttl=10s,min_per_s=1,percent=50").unwrap(),
+            ManualClock::default(),
+        )
+        .unwrap();
+        let mut answers = Vec::new();
+        let mut now = 0;
+        for &(t, op) in &ops {
+            budget.clock().advance(SimDuration(t - now));
+            now = t;
+            match op {
+                Op::Deposit => budget.deposit(),
+                Op::Withdraw => answers.push(budget.withdraw()),
+            }
+        }
+        assert_eq!(answers, want);
+        // gRPC A6 by hand: 10 tokens; each withdrawal is a failed attempt (−1) asking to retry,
+        // allowed while more than 5 are left: 9, 8, 7, 6 allowed, 5 refused; ten successes
+        // (deposits of 0.1) make 6.0, a failure 5.0: refused; one more makes 6.1, then 5.1:
+        // allowed.
+        let grpc =
+            SimulatedBudget::new(Budget::parse("grpc").unwrap(), ManualClock::default()).unwrap();
+        let asked: Vec<bool> = (0..5).map(|_| grpc.withdraw()).collect();
+        assert_eq!(asked, [true, true, true, true, false]);
+        for _ in 0..10 {
+            grpc.deposit();
+        }
+        assert!(!grpc.withdraw());
+        for _ in 0..11 {
+            grpc.deposit();
+        }
+        assert!(grpc.withdraw());
+        // Envoy's gauges of requests in flight have no place in tower's two calls.
+        assert!(
+            SimulatedBudget::new(Budget::parse("envoy").unwrap(), ManualClock::default()).is_none()
+        );
+    }
+
     /// tower's `advance` is what the adapter relies on moving the clock at its first poll.
     #[test]
     fn tokio_advance_moves_the_clock_at_its_first_poll() {
@@ -288,5 +335,199 @@ mod tower {
             tokio::time::Instant::now() - start,
             Duration::from_millis(1234)
         );
+    }
+}
+
+#[cfg(feature = "backon")]
+mod backon {
+    use std::cell::RefCell;
+    use std::rc::Rc;
+    use std::time::Duration;
+
+    use backon::{
+        BackoffBuilder, BlockingRetryable, ConstantBuilder, ExponentialBuilder, FibonacciBuilder,
+    };
+    use herd_sim::adapters::backon::SimulatedBackoff;
+    use herd_sim::client::Delays;
+    use herd_sim::policy::{Decision, Hints, Policy, Strategy};
+    use herd_sim::rng::ClientSeeds;
+    use rand::RngCore;
+
+    const SEED: u64 = 2015;
+
+    /// backon's own iterator for `strategy` as a user writes it for base 250 ms, cap 8 s,
+    /// factor 3, jitter on, seeded `seed`: nothing of herd-sim's adapter in it.
+    fn crate_iterator(strategy: &str, seed: u64) -> Box<dyn Iterator<Item = Duration>> {
+        let (base, cap) = (Duration::from_millis(250), Duration::from_secs(8));
+        match strategy {
+            "backon-exponential" => Box::new(
+                ExponentialBuilder::new()
+                    .with_min_delay(base)
+                    .with_max_delay(cap)
+                    .with_factor(3.0)
+                    .with_jitter()
+                    .with_jitter_seed(seed)
+                    .with_max_times(10)
+                    .build(),
+            ),
+            "backon-fibonacci" => Box::new(
+                FibonacciBuilder::new()
+                    .with_min_delay(base)
+                    .with_max_delay(cap)
+                    .with_jitter()
+                    .with_jitter_seed(seed)
+                    .with_max_times(10)
+                    .build(),
+            ),
+            _ => Box::new(
+                ConstantBuilder::new()
+                    .with_delay(base)
+                    .with_jitter()
+                    .with_jitter_seed(seed)
+                    .with_max_times(10)
+                    .build(),
+            ),
+        }
+    }
+
+    /// The delays trace-policy prints for `strategy`: client 0 of --seed, every attempt failing.
+    fn traced(strategy: &str) -> Vec<Duration> {
+        let out = crate::herd_sim_ok(&[
+            "trace-policy",
+            "--strategy",
+            strategy,
+            "--retries",
+            "6",
+            "--base",
+            "250ms",
+            "--cap",
+            "8s",
+            "--multiplier",
+            "3",
+            "--outcomes",
+            "error*7",
+            "--seed",
+            &SEED.to_string(),
+        ]);
+        let text = String::from_utf8(out).unwrap();
+        text.lines()
+            .filter(|l| l.contains("retry "))
+            .map(|l| {
+                // call, attempt, sent_s, outcome, the budget `- -> -`, then the delay.
+                let delay = l.split_whitespace().nth(7).unwrap();
+                Duration::from_nanos((delay.parse::<f64>().unwrap() * 1e9).round() as u64)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_simulated_waits_are_the_crate_s_own_iterator_for_each_seed_drawn() {
+        // Retry k of a call is item k of backon's iterator seeded with the k-th u64 of the
+        // client's stream (src/adapters/backon.rs): the trace's waits, through the binary,
+        // against backon's iterators built here as a user builds them.
+        for strategy in ["backon-exponential", "backon-fibonacci", "backon-constant"] {
+            let mut stream = ClientSeeds::starting_at(SEED, 0).next_rng();
+            let want: Vec<Duration> = (0..6)
+                .map(|k| crate_iterator(strategy, stream.next_u64()).nth(k).unwrap())
+                .collect();
+            let got = traced(strategy);
+            assert_eq!(got.len(), 6, "{strategy}");
+            for (k, (g, w)) in got.iter().zip(&want).enumerate() {
+                // The trace prints nanoseconds: equal to the nanosecond.
+                assert_eq!(g, w, "{strategy}, retry {}", k + 1);
+            }
+            // And by hand, backon's ranges: the exponential's curve 0.25, 0.75, 2.25, 6.75, 8,
+            // 8 s plus up to as much again; the constant's 0.25 s plus up to 0.25 s.
+            if strategy == "backon-exponential" {
+                for (g, e) in got.iter().zip([250, 750, 2250, 6750, 8000, 8000]) {
+                    let e = Duration::from_millis(e);
+                    assert!(*g >= e && *g < 2 * e, "{g:?} {e:?}");
+                }
+            }
+            if strategy == "backon-constant" {
+                assert!(got
+                    .iter()
+                    .all(|g| *g >= Duration::from_millis(250) && *g < Duration::from_millis(500)));
+            }
+        }
+    }
+
+    #[test]
+    fn backon_strategies_run_in_the_herd_identically_for_any_thread_count() {
+        let args = |threads: &'static str| {
+            vec![
+                "--clients",
+                "2000",
+                "--strategy",
+                "backon-exponential,backon-fibonacci,backon-constant,full-jitter",
+                "--format",
+                "csv",
+                "--threads",
+                threads,
+            ]
+        };
+        let one = crate::herd_sim_ok(&args("1"));
+        let two = crate::herd_sim_ok(&args("2"));
+        assert_eq!(one, two);
+        let text = String::from_utf8(one).unwrap();
+        for name in ["backon-exponential", "backon-fibonacci", "backon-constant"] {
+            assert!(text.contains(name), "{text}");
+        }
+    }
+
+    fn policy(strategy: Strategy) -> Policy {
+        Policy {
+            max_retries: 6,
+            ..Policy::experiment1(strategy)
+        }
+    }
+
+    /// What the simulator's client 0 of a run seeded `seed` waits: `Policy::decide` in turn.
+    fn simulated(policy: Policy, seed: u64) -> Vec<Duration> {
+        let mut rng = ClientSeeds::starting_at(seed, 0).next_rng();
+        let mut waits = Vec::new();
+        let mut previous = policy.backoff.base;
+        loop {
+            match policy.decide(waits.len() as u32, previous, &Hints::default(), &mut rng) {
+                Decision::Retry { delay, .. } => {
+                    previous = delay;
+                    waits.push(Duration::from_nanos(delay.as_nanos()));
+                }
+                Decision::GiveUp => return waits,
+            }
+        }
+    }
+
+    #[test]
+    fn herd_sim_s_strategies_as_backon_builders_wait_what_the_simulator_waits() {
+        for strategy in Strategy::every() {
+            let p = policy(strategy);
+            let want = simulated(p, SEED);
+            let built: Vec<Duration> = SimulatedBackoff::new(p, SEED).build().collect();
+            assert_eq!(built, want, "{strategy}");
+            // client::Delays is a backon backoff already (backon's blanket impl).
+            let mut rng = ClientSeeds::starting_at(SEED, 0).next_rng();
+            let borrowed: Vec<Duration> = Delays::new(p, &mut rng).build().collect();
+            assert_eq!(borrowed, want, "{strategy}");
+            // backon's own retry loop sleeps exactly those waits (a recording sleeper) and
+            // calls the operation 1 + 6 times.
+            let slept = Rc::new(RefCell::new(Vec::new()));
+            let record = Rc::clone(&slept);
+            let mut calls = 0;
+            let result: Result<(), &str> = (|| {
+                calls += 1;
+                Err("503")
+            })
+            .retry(SimulatedBackoff::new(p, SEED))
+            .sleep(move |d| record.borrow_mut().push(d))
+            .call();
+            assert_eq!(result, Err("503"));
+            assert_eq!(calls, 7, "{strategy}");
+            assert_eq!(*slept.borrow(), want, "{strategy}");
+        }
+        // Exponential by hand: 1, 2, 4, 8, 16, 30 s.
+        let exp = simulated(policy(Strategy::Exponential), SEED);
+        let by_hand: Vec<Duration> = [1, 2, 4, 8, 16, 30].map(Duration::from_secs).to_vec();
+        assert_eq!(exp, by_hand);
     }
 }
