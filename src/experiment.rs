@@ -138,6 +138,7 @@ fn run_one_observed<O: Observer>(scenario: &Scenario, strategy: Strategy, trace:
             o.describe_client(&scenario.latency.to_string()),
             o.describe_triggers(),
             o.recovery_hold,
+            o.settle,
         )
         .with_controls(!scenario.controls.is_none())
     });

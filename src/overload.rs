@@ -64,9 +64,11 @@ pub struct CallLoopResult {
     pub abandoned_work_s: f64,
     /// When the last trigger (spike, outage, degradation) ends, seconds; `null` without one.
     pub trigger_end_s: Option<f64>,
-    /// Start of the first window after the last trigger from which `succeeded` stays at least
-    /// 90 % of `calls_started` (and failures at most 10 % of outcomes) for the recovery hold;
-    /// `null` when it never does ("stuck") or when the run has no trigger.
+    /// The collapse verdict ([`crate::series::verdict_rule`]): start of the window from which,
+    /// after the last trigger, every window to the end of the load in which anything happens
+    /// has successes for at least 90 % of its `calls_started` and at most 10 % failures among
+    /// its answers, that window having successes and lying at least the recovery hold before
+    /// the end; `null` when there is none (collapsed: "stuck") or the run has no trigger.
     pub recovered_at_s: Option<f64>,
     /// The series' window, seconds.
     pub series_bin_s: f64,
@@ -76,6 +78,9 @@ pub struct CallLoopResult {
     /// outermost first (their product is `amplification`); left out without layers.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub layers: Vec<LayerResult>,
+    /// How long calls kept starting after the last trigger ended, at least, seconds (the
+    /// settle: `--settle`, or its default).
+    pub settle_s: f64,
     /// The per-window series.
     pub series: Series,
 }
@@ -90,14 +95,15 @@ pub struct LayerResult {
 }
 
 impl CallLoopResult {
-    /// The result of `tally`, described by `load`, `client` and `triggers`; `hold` is the
-    /// recovery hold the run used.
+    /// The result of `tally`, described by `load`, `client` and `triggers`; `hold` and
+    /// `settle` are the recovery hold and the settle the run used.
     pub fn new(
         tally: OverloadTally,
         load: String,
         client: String,
         triggers: String,
         hold: SimDuration,
+        settle: SimDuration,
     ) -> Self {
         let ratio = |n: u64| {
             if tally.calls == 0 {
@@ -146,6 +152,7 @@ impl CallLoopResult {
                     },
                 })
                 .collect(),
+            settle_s: settle.as_secs_f64(),
             series: Series {
                 bin: tally.series_bin,
                 rows: tally.rows,
@@ -159,7 +166,7 @@ impl CallLoopResult {
         CallLoopResult { controlled, ..self }
     }
 
-    /// True when the run has a trigger and never recovered after it.
+    /// True when the run has a trigger and never recovered after it: collapsed.
     pub fn stuck(&self) -> bool {
         self.trigger_end_s.is_some() && self.recovered_at_s.is_none()
     }

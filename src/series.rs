@@ -1,7 +1,7 @@
 //! What the call loop counts ([`crate::engine::calls`]): totals over the run
 //! ([`OverloadTally`]), a per-window time series streamed as simulated time passes
 //! ([`SeriesBuilder`] into [`SeriesRow`]s), latency quantiles from a log-bucketed sketch
-//! ([`Sketch`]), and the recovery time ([`recovered_at`]). Counting only: no formatting, no I/O.
+//! ([`Sketch`]), and the collapse verdict ([`recovered_at`], [`verdict_rule`]). Counting only: no formatting, no I/O.
 //!
 //! **Streaming.** Every count is made at the time of the event that causes it, and events come
 //! in time order, so only the current window is open: when time reaches a later window the
@@ -173,12 +173,59 @@ impl SeriesRow {
             && self.rejected_locally == 0
     }
 
-    /// Healthy for recovery: at least 90 % of the calls started were matched by successes,
-    /// and failures (timeouts and refusals) were at most 10 % of the outcomes.
-    pub fn healthy(&self) -> bool {
-        let outcomes = self.succeeded + self.timed_out + self.refused;
-        10 * self.succeeded >= 9 * self.calls_started
-            && 10 * (self.timed_out + self.refused) <= outcomes
+    /// What the window says about recovery, alone ([`Stretch::reading`] of this window).
+    pub fn reading(&self) -> Reading {
+        let mut one = Stretch::default();
+        one.add(self);
+        one.reading()
+    }
+}
+
+/// What one stretch of windows says about recovery (see [`Stretch::reading`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reading {
+    /// Nothing was answered in it: no evidence either way.
+    Quiet,
+    /// Calls are succeeding.
+    Good,
+    /// More than 10 % of its answers are failures.
+    Bad,
+}
+
+/// The sums of consecutive windows that the verdict reads (a stretch of the recovery hold).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Stretch {
+    succeeded: u64,
+    failed: u64,
+}
+
+impl Stretch {
+    fn add(&mut self, row: &SeriesRow) {
+        self.succeeded += row.succeeded;
+        self.failed += row.timed_out + row.refused;
+    }
+
+    fn remove(&mut self, row: &SeriesRow) {
+        self.succeeded -= row.succeeded;
+        self.failed -= row.timed_out + row.refused;
+    }
+
+    /// Quiet when nothing was answered in it (no timeout, refusal or success): no evidence
+    /// either way, so a stretch where nobody calls any more is no recovery; good when
+    /// failures (timeouts and refusals) are at most 10 % of its answers (so it has
+    /// successes); bad otherwise. Whether the successes keep up with the calls started,
+    /// answered or not, is judged over the whole rest of the run ([`recovered_at`]): a
+    /// stretch's own ratio would count a call started at its end and answered after it as
+    /// lost.
+    pub fn reading(&self) -> Reading {
+        let answers = self.succeeded + self.failed;
+        if answers == 0 {
+            Reading::Quiet
+        } else if 10 * self.failed <= answers {
+            Reading::Good
+        } else {
+            Reading::Bad
+        }
     }
 }
 
@@ -381,78 +428,250 @@ impl SeriesBuilder {
     }
 }
 
-/// The recovery time judged row by row, in window order, as the rows close (see
-/// [`recovered_at`], which feeds it a series kept whole): the start of the first window at or
-/// after `after` from which `hold` windows in a row are [healthy](SeriesRow::healthy).
-/// Missing windows are empty, so healthy.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// The collapse verdict ([`recovered_at`], [`verdict_rule`]) judged row by row, in window
+/// order, as the rows close: the stretch of `hold` windows being read (at most `hold` rows),
+/// where the recovered state would start (`W`) and the calls started and succeeded since.
+/// Stretches are read in order of their start, each once every row it can hold has been
+/// seen; a stretch without rows is quiet, so runs of them are skipped at once.
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Recovery {
     bin: u64,
-    /// The first window judged.
+    /// The first stretch's start (window).
     first: u64,
     hold: u64,
-    /// Where the healthy run being watched starts.
-    candidate: u64,
-    /// The hold was seen whole before an unhealthy window: later rows change nothing.
-    settled: bool,
+    /// Stretches end by this window boundary (the end of the load) when known in advance;
+    /// rows from it on only count toward goodput.
+    stop: Option<u64>,
+    /// The next stretch to read.
+    next: u64,
+    /// Rows from `next` on: (window, succeeded, failed, calls started).
+    rows: std::collections::VecDeque<(u64, u64, u64, u64)>,
+    sums: Stretch,
+    /// `W` and the calls started and succeeded from it on.
+    recovered: Option<(u64, u64, u64)>,
+    /// Every stretch before `stop` has been read.
+    closed: bool,
+    /// The end of the last row seen (window), for a herd's end.
+    seen_end: u64,
 }
 
 impl Recovery {
-    /// Judges windows of `bin` from the first starting at or after `after`, for `hold`
-    /// windows in a row (at least one).
-    pub fn new(bin: SimDuration, after: SimTime, hold: u64) -> Self {
+    /// Judges stretches of `hold` windows (at least one) of `bin` from the first window
+    /// starting at or after `after`; `stop`, when known before the run, is the end of the
+    /// load (Poisson arrivals), else it is given to [`Recovery::at`].
+    pub fn new(bin: SimDuration, after: SimTime, hold: u64, stop: Option<SimTime>) -> Self {
         let bin = bin.as_nanos();
         let first = after.as_nanos().div_ceil(bin);
         Recovery {
             bin,
             first,
             hold: hold.max(1),
-            candidate: first,
-            settled: false,
+            stop: stop.map(|s| s.as_nanos().div_ceil(bin)),
+            next: first,
+            rows: std::collections::VecDeque::new(),
+            sums: Stretch::default(),
+            recovered: None,
+            closed: false,
+            seen_end: 0,
         }
     }
 
-    /// Judges the next row written (rows come in window order; missing ones are healthy).
+    /// Reads every stretch starting before `until` (and fitting before the stop).
+    fn read_until(&mut self, until: u64) {
+        let last = match self.stop {
+            Some(stop) => until.min((stop + 1).saturating_sub(self.hold)),
+            None => until,
+        };
+        while self.next < last {
+            while let Some(&(w, ok, bad, _)) = self.rows.front() {
+                if w >= self.next {
+                    break;
+                }
+                self.sums.succeeded -= ok;
+                self.sums.failed -= bad;
+                self.rows.pop_front();
+            }
+            if self.rows.is_empty() {
+                // Quiet stretches up to the next row's: nothing to read.
+                self.next = last;
+                break;
+            }
+            match self.sums.reading() {
+                Reading::Bad => self.recovered = None,
+                Reading::Good if self.recovered.is_none() => {
+                    let w = self
+                        .rows
+                        .iter()
+                        .find(|r| r.1 + r.2 > 0)
+                        .map_or(self.next, |r| r.0);
+                    // Every row seen from W on is held: count them, later ones as they come.
+                    let (started, succeeded) = self
+                        .rows
+                        .iter()
+                        .filter(|r| r.0 >= w)
+                        .fold((0, 0), |(c, s), r| (c + r.3, s + r.1));
+                    self.recovered = Some((w, started, succeeded));
+                }
+                _ => {}
+            }
+            self.next += 1;
+        }
+    }
+
+    /// Judges the next row written (rows come in window order; missing ones are quiet).
     #[inline]
     pub fn see(&mut self, row: &SeriesRow) {
-        if self.settled || row.window < self.first || row.healthy() {
+        self.seen_end = row.window + 1;
+        if row.window < self.first {
             return;
         }
-        if row.window >= self.candidate + self.hold {
-            self.settled = true;
-            return;
+        let failed = row.timed_out + row.refused;
+        if !self.closed {
+            self.read_until((row.window + 1).saturating_sub(self.hold));
+            match self.stop {
+                Some(stop) if row.window >= stop => {
+                    self.read_until(u64::MAX);
+                    self.closed = true;
+                }
+                _ => {
+                    self.rows
+                        .push_back((row.window, row.succeeded, failed, row.calls_started));
+                    self.sums.succeeded += row.succeeded;
+                    self.sums.failed += failed;
+                }
+            }
         }
-        self.candidate = row.window + 1;
+        if let Some((w, started, succeeded)) = &mut self.recovered {
+            if row.window >= *w {
+                *started += row.calls_started;
+                *succeeded += row.succeeded;
+            }
+        }
     }
 
-    /// The start of the recovered run, all of its `hold` windows ending by `until` when
-    /// given (an open-loop run is watched only while calls start); `None` when there is none.
-    pub fn at(&self, until: Option<SimTime>) -> Option<SimTime> {
-        let end = self.candidate + self.hold; // the first window after the hold
-        match until {
-            Some(limit) if end * self.bin > limit.as_nanos() => None,
-            _ => Some(SimTime(self.candidate * self.bin)),
+    /// Where the last row seen ends (zero before any).
+    pub fn run_end(&self) -> SimTime {
+        SimTime(self.seen_end.saturating_mul(self.bin))
+    }
+
+    /// The verdict once every row has been seen, the load having ended at `end`: W when the
+    /// run recovered and kept it, `None` when it collapsed.
+    pub fn at(&self, end: SimTime) -> Option<SimTime> {
+        let mut done = self.clone();
+        let stop = end.as_nanos().div_ceil(self.bin);
+        if done.stop.is_none() {
+            done.stop = Some(stop);
+            // Rows at or after the end are in no stretch (a herd's end is past its last row).
+            while let Some(&(w, ok, bad, _)) = done.rows.back() {
+                if w < stop {
+                    break;
+                }
+                done.sums.succeeded -= ok;
+                done.sums.failed -= bad;
+                done.rows.pop_back();
+            }
         }
+        let stop = done.stop.unwrap_or(stop);
+        if !done.closed {
+            done.read_until(u64::MAX);
+        }
+        if stop < self.first + self.hold {
+            return None; // no stretch fits between the trigger's end and the end of the load
+        }
+        let (w, started, succeeded) = done.recovered?;
+        (10 * succeeded >= 9 * started).then(|| SimTime(w * self.bin))
     }
 }
 
-/// The start of the first window at or after `after` from which `hold` windows in a row are
-/// [healthy](SeriesRow::healthy), all of them ending by `until` when given (an open-loop run
-/// is watched only while calls start); `None` when there is none. Missing windows are empty,
-/// so healthy. The rows are judged one by one by a [`Recovery`], as a run judges them while
-/// they close.
+/// The collapse verdict ([`verdict_rule`]): when the run reached the recovered state and kept
+/// it to `end`, or `None` when it never did (collapsed). The stretches judged are every run of
+/// `hold` consecutive windows starting at or after `after` (the last trigger's end) and ending
+/// by `end`'s window boundary (the end of the load). After the last [bad](Reading::Bad)
+/// stretch, the first [good](Reading::Good) one names `W`, its first window with an answer;
+/// the run is recovered at `W` when, from `W` on, its successes (to the run's last window)
+/// are at least 90 % of its calls started. No stretch fits (the load ends within `hold` of
+/// the trigger): collapsed. Missing windows are quiet: they count neither way. Rows must be
+/// in window order (the series is).
 pub fn recovered_at(
     rows: &[SeriesRow],
     bin: SimDuration,
     after: SimTime,
     hold: u64,
-    until: Option<SimTime>,
+    end: SimTime,
 ) -> Option<SimTime> {
-    let mut recovery = Recovery::new(bin, after, hold);
-    for row in rows {
-        recovery.see(row);
+    let bin = bin.as_nanos();
+    let hold = hold.max(1);
+    let first = after.as_nanos().div_ceil(bin);
+    // Windows starting before `end`; stretches start at `first..=last`.
+    let stop = end.as_nanos().div_ceil(bin);
+    let last = stop.checked_sub(hold).filter(|&l| l >= first)?;
+    let all_rows = rows;
+    let rows: Vec<&SeriesRow> = rows
+        .iter()
+        .filter(|r| r.window >= first && r.window < stop)
+        .collect();
+    // The stretch's reading only changes where a row enters it (k = window - hold + 1) or
+    // leaves it (k = window + 1): walk those starts, each reading holding until the next.
+    let mut starts: Vec<u64> = rows
+        .iter()
+        .flat_map(|r| [(r.window + 1).saturating_sub(hold), r.window + 1])
+        .chain([first])
+        .filter(|&k| (first..=last).contains(&k))
+        .collect();
+    starts.sort_unstable();
+    starts.dedup();
+    let mut stretch = Stretch::default();
+    let (mut entered, mut left) = (0, 0);
+    let mut recovered = None;
+    for k in starts {
+        while entered < rows.len() && rows[entered].window < k + hold {
+            stretch.add(rows[entered]);
+            entered += 1;
+        }
+        while left < entered && rows[left].window < k {
+            stretch.remove(rows[left]);
+            left += 1;
+        }
+        match (stretch.reading(), recovered) {
+            (Reading::Bad, _) => recovered = None,
+            // The stretch's first window with an answer.
+            (Reading::Good, None) => {
+                recovered = rows[left..entered]
+                    .iter()
+                    .find(|r| r.succeeded + r.timed_out + r.refused > 0)
+                    .map(|r| r.window)
+            }
+            _ => {}
+        }
     }
-    recovery.at(until)
+    let w = recovered?;
+    // Goodput keeps up with the calls started, from W to the end: successes counted through
+    // the drain after the load, so only calls still pending at the run's end are missing.
+    let (started, succeeded) = all_rows
+        .iter()
+        .filter(|r| r.window >= w)
+        .fold((0u64, 0u64), |(c, s), r| {
+            (c + r.calls_started, s + r.succeeded)
+        });
+    (10 * succeeded >= 9 * started).then(|| SimTime(w * bin))
+}
+
+/// The collapse verdict in one sentence, for a run whose recovery hold is `hold` and whose
+/// load runs at least `settle` past its last trigger (what `boundary` prints as
+/// `verdict_rule`).
+pub fn verdict_rule(hold: SimDuration, settle: SimDuration) -> String {
+    format!(
+        "collapsed unless the run reaches and keeps the recovered state: calls keep starting \
+         for at least {settle} after the last trigger ends (the settle: by default the longest a \
+         call can last, (retries + 1) x timeout + retries x cap, plus the hold), and from some \
+         window W at or after that end to the end of the load, every stretch of the recovery \
+         hold ({hold}) of consecutive windows with answers has at most 10% timeouts and \
+         refusals among them, the first such stretch after the last that has more starting at \
+         W, and from W on the successes are at least 90% of the calls started (a herd's end: \
+         its last window plus the hold, or the trigger's end plus the settle if later); \
+         stretches without answers count neither way, so a herd whose calls all failed and \
+         stopped is collapsed; recovered_at_s is W, its first window with an answer"
+    )
 }
 
 /// Totals of a call-loop run (the series and summary inputs). Times in nanoseconds.
@@ -575,7 +794,7 @@ mod tests {
     #[test]
     fn windows_close_in_order_and_quiet_ones_are_left_out() {
         let bin = SimDuration::from_secs(1);
-        let mut b = SeriesBuilder::new(bin, Recovery::new(bin, SimTime::ZERO, 1));
+        let mut b = SeriesBuilder::new(bin, Recovery::new(bin, SimTime::ZERO, 1, None));
         b.counts().calls_started += 1;
         b.success(100);
         b.advance(SimTime(1_500_000_000), 2);
@@ -596,67 +815,203 @@ mod tests {
 
     #[test]
     fn a_folding_builder_judges_recovery_as_one_keeping_its_rows_does() {
-        // Random windows (healthy or not, with gaps, some with requests in the server): the
-        // recovery judged as rows close, kept or folded, is recovered_at over the rows kept.
+        // Random windows (good or bad, with gaps, some with requests in the server): the
+        // verdict judged as rows close, kept or folded, with the end known before the run
+        // (Poisson) or only after it (a herd, whose end is past its last row), is
+        // recovered_at over the rows kept.
         let bin = SimDuration::from_millis(10);
         let mut state = 7u64;
-        for round in 0..200 {
+        for round in 0..300 {
             let after = SimTime(crate::rng::splitmix64(&mut state) % 400 * 1_000_000);
             let hold = crate::rng::splitmix64(&mut state) % 6;
-            let recovery = Recovery::new(bin, after, hold);
-            let mut kept = SeriesBuilder::new(bin, recovery);
-            let mut folded = SeriesBuilder::folding(bin, recovery);
+            let mut words = Vec::new();
             let mut now = 0u64;
             for _ in 0..60 {
                 let word = crate::rng::splitmix64(&mut state);
                 now += word % 40 * 1_000_000;
-                let in_system = (word >> 8) % 3;
-                for b in [&mut kept, &mut folded] {
-                    b.advance(SimTime(now), in_system);
-                    let c = b.counts();
-                    c.calls_started += (word >> 16) % 4;
-                    c.timed_out += u64::from((word >> 20) % 5 == 0);
-                    for _ in 0..(word >> 24) % 4 {
-                        b.success(word >> 40);
+                words.push((now, word));
+            }
+            let late = SimTime(now + (hold + 2) * 10_000_000);
+            for end in [None, Some(SimTime(now)), Some(SimTime(now / 2))] {
+                let recovery = Recovery::new(bin, after, hold, end);
+                let mut kept = SeriesBuilder::new(bin, recovery.clone());
+                let mut folded = SeriesBuilder::folding(bin, recovery);
+                for &(now, word) in &words {
+                    let in_system = (word >> 8) % 3;
+                    for b in [&mut kept, &mut folded] {
+                        b.advance(SimTime(now), in_system);
+                        let c = b.counts();
+                        c.calls_started += (word >> 16) % 4;
+                        c.timed_out += u64::from((word >> 20) % 5 == 0);
+                        for _ in 0..(word >> 24) % 4 {
+                            b.success(word >> 40);
+                        }
                     }
                 }
-            }
-            let (rows, kept) = kept.finish(1);
-            let (none, folded) = folded.finish(1);
-            assert!(none.is_empty());
-            for until in [None, Some(SimTime(now)), Some(SimTime(now / 2))] {
-                let whole = recovered_at(&rows, bin, after, hold, until);
-                assert_eq!(kept.at(until), whole, "round {round}");
-                assert_eq!(folded.at(until), whole, "round {round}");
+                let (rows, kept) = kept.finish(1);
+                let (none, folded) = folded.finish(1);
+                assert!(none.is_empty());
+                let end = end.unwrap_or(late);
+                let whole = recovered_at(&rows, bin, after, hold, end);
+                assert_eq!(kept.at(end), whole, "round {round}");
+                assert_eq!(folded.at(end), whole, "round {round}");
             }
         }
     }
 
-    #[test]
-    fn recovery_needs_the_whole_hold_after_the_trigger() {
-        let row = |window, calls_started, succeeded| SeriesRow {
+    fn row(window: u64, calls_started: u64, succeeded: u64, timed_out: u64) -> SeriesRow {
+        SeriesRow {
             window,
             calls_started,
+            attempts: calls_started + timed_out,
             succeeded,
+            timed_out,
+            ..SeriesRow::default()
+        }
+    }
+
+    const S: u64 = 1_000_000_000;
+
+    #[test]
+    fn windows_read_good_bad_or_quiet() {
+        assert_eq!(row(0, 10, 9, 1).reading(), Reading::Good);
+        // 80 % of the calls started answered in the window: the rest may be on their way
+        // (the 90 % of goodput is judged over the rest of the run).
+        assert_eq!(row(0, 10, 8, 0).reading(), Reading::Good);
+        assert_eq!(row(0, 10, 10, 2).reading(), Reading::Bad); // 2 of 12 answers failed
+        assert_eq!(row(0, 0, 0, 5).reading(), Reading::Bad); // failures only
+                                                             // Started, nothing answered yet: no evidence (the goodput over the rest of the run
+                                                             // judges calls that are never answered).
+        assert_eq!(row(0, 3, 0, 0).reading(), Reading::Quiet);
+        assert_eq!(row(0, 0, 4, 0).reading(), Reading::Good); // a backlog draining
+        assert_eq!(SeriesRow::default().reading(), Reading::Quiet);
+        let waiting = SeriesRow {
+            in_system: 7,
             ..SeriesRow::default()
         };
-        let bin = SimDuration::from_secs(1);
-        // Trigger ends at 2.5 s: windows from 3 on. Window 4 unhealthy (5 of 10), so the hold
-        // of 3 starts at 5 (windows 5, 6, 7; window 6 missing = empty = healthy).
-        let rows = [row(3, 10, 10), row(4, 10, 5), row(5, 10, 9), row(7, 10, 10)];
-        let after = SimTime(2_500_000_000);
-        assert_eq!(
-            recovered_at(&rows, bin, after, 3, None),
-            Some(SimTime(5_000_000_000))
+        assert_eq!(waiting.reading(), Reading::Quiet);
+    }
+
+    #[test]
+    fn a_series_that_recovers_and_stays_is_recovered_at_its_first_good_window() {
+        // Trigger ends at 2.5 s; load ends at 12 s; hold 3 windows. Windows 3 and 4 bad, then
+        // good from 5 (window 7 missing: quiet) to the end: recovered at 5 s.
+        let rows = [
+            row(1, 10, 0, 10),
+            row(3, 10, 2, 8),
+            row(4, 10, 5, 5),
+            row(5, 10, 9, 1),
+            row(6, 10, 10, 0),
+            row(8, 10, 10, 0),
+            row(11, 10, 10, 0),
+            // After the load: not judged, whatever it says.
+            row(12, 0, 0, 9),
+        ];
+        let recovered = recovered_at(
+            &rows,
+            SimDuration(S),
+            SimTime(S * 5 / 2),
+            3,
+            SimTime(12 * S),
         );
-        // Watched until 7 s only: the hold 5..8 does not fit.
+        assert_eq!(recovered, Some(SimTime(5 * S)));
+        // The hold must fit before the end: 5 + 3 <= 8, not 5 + 3 <= 7.
         assert_eq!(
-            recovered_at(&rows, bin, after, 3, Some(SimTime(7_000_000_000))),
+            recovered_at(&rows, SimDuration(S), SimTime(S * 5 / 2), 3, SimTime(8 * S)),
+            Some(SimTime(5 * S))
+        );
+        assert_eq!(
+            recovered_at(&rows, SimDuration(S), SimTime(S * 5 / 2), 3, SimTime(7 * S)),
             None
         );
+    }
+
+    #[test]
+    fn a_series_that_recovers_then_relapses_is_collapsed() {
+        // Good for 5 windows (more than the hold of 3), then bad again at 9 until the end:
+        // the old rule (hold once reached) said recovered at 3 s; kept to the end, it is not.
+        let mut rows: Vec<SeriesRow> = (3..9).map(|w| row(w, 10, 10, 0)).collect();
+        rows.extend((9..20).map(|w| row(w, 10, 1, 9)));
+        let bin = SimDuration(S);
         assert_eq!(
-            recovered_at(&rows, bin, after, 3, Some(SimTime(8_000_000_000))),
-            Some(SimTime(5_000_000_000))
+            recovered_at(&rows, bin, SimTime(3 * S), 3, SimTime(20 * S)),
+            None
         );
+        // A relapse that heals again: recovered from the first good window after it.
+        rows.extend((20..30).map(|w| row(w, 10, 10, 0)));
+        assert_eq!(
+            recovered_at(&rows, bin, SimTime(3 * S), 3, SimTime(30 * S)),
+            Some(SimTime(20 * S))
+        );
+    }
+
+    #[test]
+    fn successes_may_lag_the_calls_started_but_must_keep_up() {
+        // Calls take two windows: window w's successes are the calls started at w - 2 (10 a
+        // window before 3). Starts of windows 3..14: 10, 10, 20, 20, 10, 10, 10, 10, 10, 10,
+        // 0, 0, so one stretch's ratio swings while every answer is a success. From 3 on:
+        // 20 + 120 successes (two windows of earlier calls among them) >= 90 % of 120.
+        let started = [10, 10, 20, 20, 10, 10, 10, 10, 10, 10, 0, 0];
+        let rows: Vec<SeriesRow> = (0..12)
+            .map(|i| {
+                let mut r = row(3 + i as u64, started[i], 0, 0);
+                r.succeeded = if i >= 2 { started[i - 2] } else { 10 };
+                r
+            })
+            .collect();
+        // Stretch 5..8 alone: 50 started, 40 succeeded in it (80 %).
+        let (c, s): (u64, u64) = rows[2..5]
+            .iter()
+            .fold((0, 0), |(c, s), r| (c + r.calls_started, s + r.succeeded));
+        assert_eq!((c, s), (50, 40));
+        let bin = SimDuration(S);
+        assert_eq!(
+            recovered_at(&rows, bin, SimTime(3 * S), 3, SimTime(13 * S)),
+            Some(SimTime(3 * S))
+        );
+        // A server falling behind without failing anything (no timeout): 10 calls start a
+        // window and 8 succeed, every stretch good, yet goodput is 80 % of the calls started
+        // from any W on: collapsed.
+        let behind: Vec<SeriesRow> = (3..30).map(|w| row(w, 10, 8, 0)).collect();
+        assert_eq!(
+            recovered_at(&behind, bin, SimTime(3 * S), 3, SimTime(30 * S)),
+            None
+        );
+        // The load ending within the hold of the trigger leaves nothing to judge: collapsed.
+        assert_eq!(
+            recovered_at(&rows, bin, SimTime(3 * S), 3, SimTime(5 * S)),
+            None
+        );
+    }
+
+    #[test]
+    fn a_herd_whose_calls_all_failed_is_not_recovered() {
+        // Every call timed out by window 6; nobody calls after: quiet windows to the end are
+        // no recovery (the old rule read them as healthy and said recovered at 7 s).
+        let rows = [row(0, 100, 0, 100), row(3, 0, 0, 100), row(6, 0, 0, 100)];
+        let bin = SimDuration(S);
+        assert_eq!(
+            recovered_at(&rows, bin, SimTime(2 * S), 3, SimTime(60 * S)),
+            None
+        );
+        // A series in which no call ever started is not recovered either.
+        assert_eq!(
+            recovered_at(&[], bin, SimTime(2 * S), 3, SimTime(60 * S)),
+            None
+        );
+        // The herd's retries succeeding after the trigger: recovered where they start to.
+        let rows = [row(0, 100, 0, 100), row(3, 0, 50, 0), row(4, 0, 50, 0)];
+        assert_eq!(
+            recovered_at(&rows, bin, SimTime(2 * S), 3, SimTime(60 * S)),
+            Some(SimTime(3 * S))
+        );
+    }
+
+    #[test]
+    fn the_rule_names_its_hold_and_settle() {
+        let rule = verdict_rule(SimDuration::from_secs(5), SimDuration::from_secs(94));
+        assert!(rule.starts_with("collapsed unless"), "{rule}");
+        assert!(rule.contains("94s") && rule.contains("(5s)"), "{rule}");
+        assert!(!rule.contains('\n'));
     }
 }

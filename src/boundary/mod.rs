@@ -316,7 +316,7 @@ impl BoundaryPlan {
             }
             check_case(axis, case, &at_ends, (lo, hi))?;
             if verdict_rule.is_empty() {
-                verdict_rule = verdict_rule_of(&at_ends[0]);
+                verdict_rule = verdict_rule_of(&at_ends);
             }
             let runs = u128::from(spec.max_runs);
             requests = requests.saturating_add(per_run.saturating_mul(runs));
@@ -438,14 +438,18 @@ row replays as a plain run with --seed SEED",
     )
 }
 
-/// The collapse rule in words, from a validated scenario of the search.
-fn verdict_rule_of(scenario: &Scenario) -> String {
-    format!(
-        "collapsed: the run never recovers after its last trigger ends, recovered meaning \
-succeeded >= 90% of calls started, failures at most 10% of outcomes, in every {} window for \
-{} in a row",
-        scenario.overload.series_bin, scenario.overload.recovery_hold
-    )
+/// The collapse rule in words ([`crate::series::verdict_rule`]), from the validated
+/// scenarios at the two ends of the range: their settle differs when the axis changes it
+/// (retries, timeout, cap, a trigger's end), and the rule then names both.
+fn verdict_rule_of(ends: &[Scenario]) -> String {
+    let rule = ends[0].overload.verdict_rule();
+    match ends.last() {
+        Some(hi) if hi.overload.settle != ends[0].overload.settle => format!(
+            "{rule}; the settle is {} at the low end of the range and {} at the high end",
+            ends[0].overload.settle, hi.overload.settle
+        ),
+        _ => rule,
+    }
 }
 
 /// The tolerance in integer units: `P%` of the range, or a value in the axis's unit.

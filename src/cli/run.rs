@@ -328,6 +328,10 @@ pub struct OverloadArgs {
     /// How long goodput must stay at 90 % of calls started to count as recovered [default: 5s].
     #[arg(long, value_name = "DURATION", value_parser = parse_duration_arg, allow_hyphen_values = true)]
     pub recovery_hold: Option<SimDuration>,
+    /// How long calls keep starting after the last trigger ends, at least, for the collapse
+    /// verdict [default: (retries + 1) x timeout + retries x cap + the recovery hold].
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration_arg, allow_hyphen_values = true)]
+    pub settle: Option<SimDuration>,
 }
 
 impl OverloadArgs {
@@ -433,6 +437,7 @@ impl RunArgs {
             degrade: intervals(&o.degrade),
             series_bin: o.series_bin,
             recovery_hold: o.recovery_hold,
+            settle: o.settle,
             budget: self.control.budget.clone(),
             breaker: self.control.breaker.clone(),
             throttle: self.control.throttle.clone(),

@@ -329,6 +329,9 @@ pub struct ScenarioFile {
     pub series_bin: Option<SimDuration>,
     /// How long the series must stay healthy to count as recovered (`--recovery-hold`).
     pub recovery_hold: Option<SimDuration>,
+    /// How long calls keep starting after the last trigger ends, at least (`--settle`;
+    /// default: [`crate::engine::calls::Overload::default_settle`]).
+    pub settle: Option<SimDuration>,
     /// Retry budget per client process, `NAME[:key=value,...]` (`--budget`).
     pub budget: Option<String>,
     /// Circuit breaker per client process (`--breaker`).
@@ -414,6 +417,7 @@ impl ScenarioFile {
             degrade: over.degrade.or(self.degrade),
             series_bin: over.series_bin.or(self.series_bin),
             recovery_hold: over.recovery_hold.or(self.recovery_hold),
+            settle: over.settle.or(self.settle),
             budget: over.budget.or(self.budget),
             breaker: over.breaker.or(self.breaker),
             throttle: over.throttle.or(self.throttle),
@@ -530,7 +534,11 @@ impl ScenarioFile {
         }
         let clients = clients as u32;
         let server = self.server.unwrap_or_default().validate(clients)?;
-        let overload = whole.overload(&server)?;
+        let mut overload = whole.overload(&server)?;
+        let settle = whole
+            .settle
+            .unwrap_or_else(|| overload.default_settle(retries, cap));
+        overload.settle_load(settle);
         // `all` against a server that sends headers adds the header-reading strategies
         // (against one that sends none they would only repeat exponential and full jitter).
         let strategies = if strategies == Strategy::ALL && server.build().sends_headers() {

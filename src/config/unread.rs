@@ -64,6 +64,7 @@ impl ScenarioFile {
                 "--recovery-hold",
                 series,
             );
+            refuse(self.settle.map(|h| h.to_string()), "--settle", series);
         }
         if scenario.retries == 0 {
             refuse(

@@ -412,6 +412,7 @@ impl ScenarioFile {
                 ("--sticky-failures", self.sticky_failures.is_some()),
                 ("--series-bin", self.series_bin.is_some()),
                 ("--recovery-hold", self.recovery_hold.is_some()),
+                ("--settle", self.settle.is_some()),
             ] {
                 if given {
                     return Err(invalid(
@@ -472,6 +473,8 @@ impl ScenarioFile {
                 }
             },
             keep_windows: true,
+            // Laid by validation once the retries and the cap are known (`settle_load`).
+            settle: SimDuration::ZERO,
         })
     }
 }

@@ -81,9 +81,11 @@ pub(super) fn calls_table(report: &Report) -> String {
     }
     let watched = match c.trigger_end_s {
         Some(end) => format!(
-            "recovered: from the first window after the last trigger ends ({}) in which \
-             succeeded >= 90% of calls started, for {} in a row",
+            "recovered: at W, after the last trigger ends ({}), when from W to the end of the \
+             load (judged to {} at least) every {} of windows with answers has <= 10% \
+             failures among them, and from W on succeeded >= 90% of calls started; else stuck",
             seconds(end),
+            seconds(end + c.settle_s),
             seconds(c.recovery_hold_s)
         ),
         None => "no trigger, so no recovery time".to_string(),

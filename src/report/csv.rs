@@ -47,8 +47,9 @@ pub const BROWSER_COLUMNS: [&str; 4] = [
 /// The metric columns a call-loop run adds, in order: a single run's CSV after [`COLUMNS`]
 /// and `attempts`, a sweep's after [`Summary`](crate::metrics::Summary)'s (`attempts` among them).
 /// `recovered_at_s` is empty when the run has no trigger or never recovers; `stuck` is 1 when
-/// it has a trigger and never recovers, 0 when it recovers, empty without a trigger, so its
-/// aggregate mean is the fraction of seeds that never recover (a collapse probability).
+/// it has a trigger and is collapsed by the verdict ([`crate::series::verdict_rule`]), 0 when
+/// it recovers, empty without a trigger, so its aggregate mean is the fraction of seeds that
+/// collapse (a collapse probability).
 /// `retries_denied` and `calls_rejected_locally` are the retry controls' counts (0 without).
 pub const CALL_METRICS: [&str; 13] = [
     "calls",

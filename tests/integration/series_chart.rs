@@ -213,8 +213,10 @@ fn one_strategy_or_all_gives_three_panels_each_and_the_svg_names_the_scenario_an
         assert_eq!(picture.width, 1500);
         let text = std::fs::read_to_string(&svg).unwrap();
         assert!(text.starts_with("<svg width=\"1500\""));
+        // Calls start until the degradation's end (8 s) plus the default settle, worked by
+        // hand: (1 + 1) x 1 s timeout + 1 x 30 s cap + 5 s hold = 37 s, so to 45 s.
         assert!(text
-            .contains("load: poisson 50/s over 0s..10s, spike 1s..2s@120/s (5 client processes)"));
+            .contains("load: poisson 50/s over 0s..45s, spike 1s..2s@120/s (5 client processes)"));
         assert!(text.contains("calls per s (1s windows)"));
         // Each trigger is named on every panel.
         for label in ["outage", "spike 120/s", "degrade ×0.5"] {

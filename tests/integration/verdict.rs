@@ -128,3 +128,172 @@ fn a_trigger_axis_without_its_trigger_is_one_error_line_and_no_file() {
     assert!(stderr.contains("invalid --slowdown"), "{stderr}");
     assert!(!out.exists());
 }
+
+/// The `recovered_at_s` and `stuck` of every strategy of a plain run, as JSON.
+fn verdicts(args: &[&str]) -> Vec<(String, Option<f64>, Option<f64>)> {
+    let mut all = vec!["--format", "json"];
+    all.extend_from_slice(args);
+    let json: serde_json::Value = serde_json::from_slice(&ok(&all)).unwrap();
+    json["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["strategy"].as_str().unwrap().to_string(),
+                r["recovered_at_s"].as_f64(),
+                r["settle_s"].as_f64(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn a_herd_whose_calls_all_failed_is_stuck_not_recovered() {
+    // 50 clients, fixed 1 s waits, 2 retries: every attempt (at 0, 1, 2 s) is refused by the
+    // outage over [0, 30 s), so every call has failed by 2 s and nobody calls after. The old
+    // rule read the quiet windows after the outage as healthy: "recovered at 30 s".
+    let runs = verdicts(&[
+        "--clients",
+        "50",
+        "--strategy",
+        "fixed",
+        "--base",
+        "1s",
+        "--retries",
+        "2",
+        "--server",
+        "capacity",
+        "--timeout",
+        "1s",
+        "--outage",
+        "0s..30s",
+    ]);
+    assert_eq!(runs.len(), 1);
+    assert_eq!(runs[0].1, None, "{runs:?}");
+    // The default settle, worked by hand: (2 + 1) x 1 s + 2 x 30 s (the cap) + 5 s = 68 s.
+    assert_eq!(runs[0].2, Some(68.0));
+    // With 40 retries the clients outlast the outage: their attempts at 30 s succeed, and
+    // the run is recovered at the window where they do.
+    let runs = verdicts(&[
+        "--clients",
+        "50",
+        "--strategy",
+        "fixed",
+        "--base",
+        "1s",
+        "--retries",
+        "40",
+        "--server",
+        "capacity",
+        "--timeout",
+        "1s",
+        "--outage",
+        "0s..30s",
+    ]);
+    assert_eq!(runs[0].1, Some(30.0), "{runs:?}");
+}
+
+#[test]
+fn the_load_runs_on_for_the_settle_after_the_last_trigger() {
+    // A spike ending at 25 s in a 30 s load, settle 20 s: calls start until 45 s.
+    let args = [
+        "--arrivals",
+        "poisson",
+        "--rate",
+        "10/s",
+        "--duration",
+        "30s",
+        "--spike",
+        "20s..25s@20/s",
+        "--server",
+        "capacity",
+        "--workers",
+        "10",
+        "--service-time",
+        "10ms",
+        "--timeout",
+        "1s",
+        "--settle",
+        "20s",
+        "--format",
+        "json",
+    ];
+    let json: serde_json::Value = serde_json::from_slice(&ok(&args)).unwrap();
+    let r = &json["results"][0];
+    assert_eq!(r["settle_s"].as_f64(), Some(20.0));
+    assert!(r["load"].as_str().unwrap().contains("over 0s..45s"), "{r}");
+    // Poisson counts: 10/s over 40 s outside the spike and 20/s over 5 s, 500 calls
+    // expected; within five standard deviations (sd = sqrt(500) = 22.4).
+    let calls = r["calls"].as_f64().unwrap();
+    assert!((calls - 500.0).abs() < 5.0 * 500f64.sqrt(), "{calls}");
+    // An ample server recovers at the first window after the spike.
+    assert_eq!(r["recovered_at_s"].as_f64(), Some(25.0));
+    // A duration past the settle stays as given.
+    let mut longer = args.to_vec();
+    longer[5] = "60s";
+    let json: serde_json::Value = serde_json::from_slice(&ok(&longer)).unwrap();
+    assert!(json["results"][0]["load"]
+        .as_str()
+        .unwrap()
+        .contains("over 0s..60s"));
+    // --settle on a herd path has nothing to judge: refused in one line.
+    let out = herd().args(["--settle", "5s"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.starts_with("error: invalid --settle") && stderr.lines().count() == 1,
+        "{stderr}"
+    );
+}
+
+#[test]
+fn boundary_prints_the_verdict_rule_with_its_settle() {
+    let json = |axis: &str, range: &str| -> serde_json::Value {
+        serde_json::from_slice(&ok(&[
+            "boundary",
+            "--config",
+            "configs/collapse-spike.toml",
+            "--strategy",
+            "naive",
+            "--axis",
+            axis,
+            "--range",
+            range,
+            "--curve",
+            "--points",
+            "2",
+            "--seeds",
+            "2",
+            "--format",
+            "json",
+            "--quiet",
+        ]))
+        .unwrap()
+    };
+    // The settle worked by hand: (2 retries + 1) x 3 s timeout + 2 x 40 s cap + 5 s hold.
+    let rule = json("spike-rate", "40..120")["verdict_rule"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert_eq!(
+        rule,
+        herd_sim::series::verdict_rule(
+            herd_sim::time::SimDuration::from_secs(5),
+            herd_sim::time::SimDuration::from_secs(94)
+        )
+    );
+    assert!(
+        rule.contains("at least 94s") && rule.contains("hold (5s)"),
+        "{rule}"
+    );
+    // An axis that changes the settle: 3 x 2 s + 80 s + 5 s = 91 s, 3 x 4 s + 80 s + 5 s = 97 s.
+    let rule = json("timeout", "2s..4s")["verdict_rule"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        rule.ends_with("the settle is 91s at the low end of the range and 97s at the high end"),
+        "{rule}"
+    );
+}

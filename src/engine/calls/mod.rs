@@ -272,10 +272,17 @@ pub fn simulate_calls_observed<O: Observer>(spec: &RunSpec, trace: O) -> (Tally,
         .as_nanos()
         .div_ceil(overload.series_bin.as_nanos());
     let trigger_end = overload.trigger_end();
+    // The end of the load is known before the run for Poisson arrivals (a herd's follows
+    // its last window: `Overload::verdict_end`).
+    let load_end = match &overload.arrivals {
+        Arrivals::Poisson(s) => Some(s.end),
+        Arrivals::Herd => None,
+    };
     let recovery = Recovery::new(
         overload.series_bin,
         trigger_end.unwrap_or(SimTime::ZERO),
         hold,
+        load_end,
     );
     let series = if overload.keep_windows {
         SeriesBuilder::new(overload.series_bin, recovery)
@@ -370,11 +377,9 @@ pub fn simulate_calls_observed<O: Observer>(spec: &RunSpec, trace: O) -> (Tally,
     totals.rows = rows;
     totals.series_bin = overload.series_bin;
     totals.trigger_end = trigger_end;
-    let until = match &overload.arrivals {
-        Arrivals::Poisson(s) => Some(s.end),
-        Arrivals::Herd => None,
-    };
-    totals.recovered_at = recovery.at(until);
+    totals.recovered_at = overload
+        .verdict_end(recovery.run_end())
+        .and_then(|end| recovery.at(end));
     let mut tally = run.tally;
     tally.window_starts = run.server.window_starts();
     totals.tabs = run.tabs.is_some();

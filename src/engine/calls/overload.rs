@@ -37,6 +37,9 @@ pub struct Overload {
     pub keep_windows: bool,
     /// The retry layers above the run's own policy (none by default).
     pub layers: Layers,
+    /// How long calls keep starting after the last trigger ends ([`Overload::settle_load`]),
+    /// so that the verdict ([`crate::series::verdict_rule`]) judges a load that went on.
+    pub settle: SimDuration,
 }
 
 impl Default for Overload {
@@ -52,6 +55,7 @@ impl Default for Overload {
             deadlines: DeadlinePropagation::default(),
             keep_windows: true,
             layers: Layers::default(),
+            settle: SimDuration::ZERO,
         }
     }
 }
@@ -74,6 +78,56 @@ impl Overload {
             Arrivals::Herd => None,
         };
         self.triggers.last_end().max(spikes)
+    }
+}
+
+impl Overload {
+    /// The settle by default: long enough for the retries of every call started at the last
+    /// trigger's end to play out, whatever the policy, and then the recovery hold:
+    /// `(retries + 1) × timeout + retries × cap + hold`. Every strategy waits at most `cap`
+    /// between attempts (retry controls only take retries away); without a timeout an attempt
+    /// is not bounded by the client, and the timeouts count zero.
+    pub fn default_settle(&self, retries: u32, cap: SimDuration) -> SimDuration {
+        let timeout = self.timeout.unwrap_or(SimDuration::ZERO).as_nanos();
+        let tries = u64::from(retries) + 1;
+        SimDuration(
+            timeout
+                .saturating_mul(tries)
+                .saturating_add(cap.as_nanos().saturating_mul(u64::from(retries)))
+                .saturating_add(self.recovery_hold.as_nanos()),
+        )
+    }
+
+    /// Sets the settle of a run with a trigger (without one there is no verdict, and the
+    /// settle stays zero) and, for Poisson arrivals, keeps calls starting at the base rate
+    /// until at least the last trigger's end plus `settle` (a longer `--duration` stays as
+    /// given).
+    pub fn settle_load(&mut self, settle: SimDuration) {
+        let end = self.trigger_end();
+        self.settle = match end {
+            Some(_) => settle,
+            None => SimDuration::ZERO,
+        };
+        if let (Arrivals::Poisson(schedule), Some(end)) = (&mut self.arrivals, end) {
+            schedule.end = schedule.end.max(end + settle);
+        }
+    }
+
+    /// Where the verdict stops judging a run whose last window ends at `run_end`: the end of
+    /// Poisson arrivals (calls no longer start after it), or for a herd, whose calls all start
+    /// at 0 and after whose run nothing happens, the later of `run_end` plus the recovery hold
+    /// and the last trigger's end plus the settle. `None` without a trigger.
+    pub fn verdict_end(&self, run_end: SimTime) -> Option<SimTime> {
+        let end = self.trigger_end()?;
+        Some(match &self.arrivals {
+            Arrivals::Poisson(schedule) => schedule.end,
+            Arrivals::Herd => (run_end + self.recovery_hold).max(end + self.settle),
+        })
+    }
+
+    /// The collapse verdict of this run's settings in one sentence.
+    pub fn verdict_rule(&self) -> String {
+        crate::series::verdict_rule(self.recovery_hold, self.settle)
     }
 }
 
