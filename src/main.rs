@@ -89,7 +89,9 @@ fn run(args: RunArgs) -> anyhow::Result<()> {
     // Everything is checked, the memory estimate with the threads the run will have, before
     // any thread starts: bad input fails at once whatever --threads, and an unstartable pool
     // is said once, not as a panic of rayon's global pool.
-    let run = validate_run(file, &args)?;
+    let given = args.html.is_some().then(|| file.clone());
+    let mut run = validate_run(file, &args)?;
+    run.given = given;
     // Last, once everything else is valid: a huge run needs --yes, and is then announced
     // (once its outputs are open, just before it runs).
     let note = run.scenario.check_work(args.yes)?;
@@ -103,6 +105,8 @@ struct ValidRun<'a> {
     series_out: Option<&'a std::path::Path>,
     charts: Vec<(&'a std::path::Path, ImageFormat)>,
     trace: Option<ValidTrace<'a>>,
+    /// The scenario as given, kept for `--html`'s config.
+    given: Option<ScenarioFile>,
 }
 
 /// `--trace` once checked: where, how, which clients, and the note a large one prints.
@@ -213,6 +217,7 @@ fn validate_run(file: ScenarioFile, args: &RunArgs) -> anyhow::Result<ValidRun<'
         series_out,
         charts,
         trace,
+        given: None,
     })
 }
 
@@ -235,6 +240,7 @@ fn check_distinct_outputs(args: &RunArgs) -> anyhow::Result<()> {
         ("--png", &args.png),
         ("--svg", &args.svg),
         ("--trace", &args.trace),
+        ("--html", &args.html),
     ] {
         let Some(path) = path else { continue };
         let this = target(path)?;
@@ -266,6 +272,7 @@ fn execute_run(run: ValidRun<'_>, args: &RunArgs, note: Option<String>) -> anyho
     // Fail on an unwritable path before simulating anything.
     let out = args.out.as_deref().map(create_output).transpose()?;
     let series_out = run.series_out.map(create_output).transpose()?;
+    let html_out = args.html.as_deref().map(create_output).transpose()?;
     let charts = run
         .charts
         .into_iter()
@@ -304,6 +311,9 @@ fn execute_run(run: ValidRun<'_>, args: &RunArgs, note: Option<String>) -> anyho
     }
     if let Some(file) = series_out {
         commit(file, &herd_sim::report::series_csv(&report)?)?;
+    }
+    if let (Some(out), Some(given)) = (html_out, &run.given) {
+        commit(out, &cli::html::page(&report, &run.scenario, given, args)?)?;
     }
     let scenario = &run.scenario;
     if !charts.is_empty() && scenario.run_spec(scenario.strategies[0]).uses_call_loop() {

@@ -8,6 +8,7 @@ mod browser;
 mod control;
 mod errors;
 mod fixture;
+pub mod html;
 mod lint;
 mod plot;
 mod preset;

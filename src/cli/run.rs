@@ -129,14 +129,16 @@ pub struct RunArgs {
     #[arg(help_heading = GENERAL, long, value_name = "PATH")]
     pub out: Option<PathBuf>,
 
-    /// Also draw the run as a PNG chart (`.png` or no extension; `-`: stdout).
+    /// Also draw the run as a PNG chart (`-`: stdout).
     ///
-    /// A herd draws its per-window histograms, one panel per strategy; a call-loop run draws
+    /// `.png` or no extension. A herd draws its per-window histograms, one panel per strategy; a call-loop run draws
     /// its time series, a row of panels per strategy, triggers shaded.
     #[arg(help_heading = GENERAL, long, value_name = "PATH")]
     pub png: Option<PathBuf>,
 
-    /// Also draw the same chart as an SVG file (`.svg` or no extension; `-`: stdout).
+    /// Also draw the same chart as an SVG file (`-`: stdout).
+    ///
+    /// `.svg` or no extension.
     #[arg(help_heading = GENERAL, long, value_name = "PATH")]
     pub svg: Option<PathBuf>,
 
@@ -153,6 +155,14 @@ pub struct RunArgs {
     /// browser tabs), 172 per strategy]
     #[arg(help_heading = GENERAL, long, value_name = "WxH", value_parser = parse_chart_size)]
     pub chart_size: Option<ChartSize>,
+
+    /// One self-contained HTML page of the run (`-`: stdout).
+    ///
+    /// The scenario in words, the summary table, the chart as inline SVG, a per-client
+    /// timeline for runs of up to 5000 clients, and the command, seed and config that
+    /// reproduce the run; no network, no external file. docs/reports.md describes it.
+    #[arg(help_heading = GENERAL, long, value_name = "PATH")]
+    pub html: Option<PathBuf>,
 
     /// Every attempt as a JSON line (CSV for .csv; `-`: stdout).
     ///

@@ -4,6 +4,7 @@
 
 mod calls;
 mod csv;
+pub mod html;
 mod json;
 mod table;
 mod work;

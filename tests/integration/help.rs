@@ -8,7 +8,7 @@ use std::path::Path;
 use crate::{herd_sim, herd_sim_ok};
 
 /// The options every run has, whatever it models: the first heading lists exactly these.
-const GENERAL: [&str; 16] = [
+const GENERAL: [&str; 17] = [
     "--config",
     "--format",
     "--out",
@@ -16,6 +16,7 @@ const GENERAL: [&str; 16] = [
     "--svg",
     "--chart-scale",
     "--chart-size",
+    "--html",
     "--trace",
     "--trace-sample",
     "--engine",

@@ -16,6 +16,7 @@ mod fixture;
 mod fuzz;
 mod hardening;
 mod help;
+mod html;
 mod incidents;
 mod limiter;
 mod lint;

@@ -1,0 +1,141 @@
+#!/usr/bin/env bash
+# `--html` in a real browser: headless Chromium opens a run's page and
+#   1. logs no console error (a script error or a blocked load would be one);
+#   2. shows, in the DOM it built, the summary numbers of the run's JSON (--format json);
+#   3. draws the page, SVG charts included, to a screenshot that is not blank (the Okabe–Ito
+#      colours of the chart's bars and the timeline are among its pixels);
+#   4. redraws the timeline for the client the address picks (`#client=7&run=1`): the DOM
+#      then shows that client's attempts, as many as the run's --trace has for it.
+#
+#   scripts/html-chromium.sh          (CI=true installs chromium with apt-get when missing)
+#
+# HERD_SIM names the binary (default: target/release/herd-sim, built if missing).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+herd=${HERD_SIM:-target/release/herd-sim}
+[ -x "$herd" ] || cargo build --release --locked
+browser=$(command -v chromium || command -v chromium-browser || true)
+if [ -z "$browser" ]; then
+    if [ "${CI:-}" = true ]; then
+        export DEBIAN_FRONTEND=noninteractive
+        apt-get update -qq && apt-get install -y -qq chromium > /dev/null
+        browser=$(command -v chromium)
+    else
+        echo "skipped: chromium is not installed (CI=true installs it)"
+        exit 0
+    fi
+fi
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+run=(--clients 300 --strategy full-jitter,exponential --recover-at 3s)
+"$herd" "${run[@]}" --html "$work/run.html" --out /dev/null
+"$herd" "${run[@]}" --format json > "$work/run.json"
+"$herd" "${run[@]}" --out /dev/null --trace "$work/attempts.jsonl"
+
+chrome() {
+    # The flags keep a closed network quiet: no background connection, no update check.
+    "$browser" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+        --disable-background-networking --disable-component-update --disable-sync \
+        --user-data-dir="$work/profile" --enable-logging=stderr --v=0 "$@"
+}
+chrome --dump-dom "file://$work/run.html" > "$work/dom.html" 2> "$work/console.txt"
+chrome --dump-dom "file://$work/run.html#client=7&run=1" > "$work/picked.html" 2>> "$work/console.txt"
+chrome --screenshot="$work/shot.png" --window-size=1200,2400 --hide-scrollbars \
+    "file://$work/run.html" > /dev/null 2>> "$work/console.txt"
+
+python3 - "$work" <<'PY'
+import json, re, struct, sys, zlib
+work = sys.argv[1]
+fail = []
+console = open(f"{work}/console.txt", encoding="utf-8", errors="replace").read()
+errors = [l for l in console.splitlines() if "CONSOLE" in l or "Uncaught" in l]
+if errors:
+    fail.append("console messages:\n" + "\n".join(errors))
+
+# 2. The summary in the DOM Chromium built is the JSON's, cell for cell.
+dom = open(f"{work}/dom.html", encoding="utf-8").read()
+results = json.load(open(f"{work}/run.json"))["results"]
+table = dom.split('<table id="summary">')[1].split("</table>")[0]
+rows = [re.findall(r'<td data-key="([^"]+)">([^<]*)</td>', r) for r in table.split("<tr>")[2:]]
+if len(rows) != len(results):
+    fail.append(f"{len(rows)} summary rows in the DOM, {len(results)} results in the JSON")
+checked = 0
+for row, result in zip(rows, results):
+    for key, cell in row:
+        value = result[key]
+        expected = "-" if value is None else value if isinstance(value, str) else json.dumps(value)
+        # json.dumps writes 1.0 as 1.0 and 14 as 14, as serde_json does.
+        if cell != expected:
+            fail.append(f"{key}: DOM {cell!r}, JSON {expected!r}")
+        checked += 1
+if checked < 20:
+    fail.append(f"only {checked} summary cells found")
+if '<p id="picker">' not in dom:
+    fail.append("the script did not run: the picker is still hidden")
+
+# 4. The picked client's attempts, as many as its trace lines.
+picked = open(f"{work}/picked.html", encoding="utf-8").read()
+lines = [json.loads(l) for l in open(f"{work}/attempts.jsonl")]
+want = sum(1 for a in lines if a["client"] == 7 and a["run"] == 1)
+shown = re.search(r'<p id="shown">client (\d+) of ([^:]+): (\d+) attempts</p>', picked)
+first = re.search(r'<p id="shown">client (\d+) of ([^:]+): (\d+) attempts</p>', dom)
+if not shown or shown.groups() != ("7", "exponential", str(want)):
+    fail.append(f"picked timeline: {shown.groups() if shown else None}, want ('7', 'exponential', '{want}')")
+if not first or first.group(1) != "0" or first.group(2) != "full-jitter":
+    fail.append(f"first timeline: {first.groups() if first else None}")
+rows_picked = picked.split('<div id="timeline"')[1].split("</div>")[0].count("<tr><td>")
+if rows_picked != want:
+    fail.append(f"picked timeline has {rows_picked} attempt rows, want {want}")
+
+# 3. The screenshot is not blank: decode the PNG (8-bit RGB or RGBA) and count the pixels
+# of the page's colours.
+data = open(f"{work}/shot.png", "rb").read()
+assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
+pos, idat, ihdr = 8, b"", None
+while pos < len(data):
+    n, kind = struct.unpack(">I4s", data[pos:pos + 8])
+    body = data[pos + 8:pos + 8 + n]
+    if kind == b"IHDR":
+        ihdr = struct.unpack(">IIBBBBB", body)
+    elif kind == b"IDAT":
+        idat += body
+    pos += 12 + n
+width, height, depth, colour = ihdr[:4]
+channels = {2: 3, 6: 4}[colour]
+assert depth == 8, depth
+raw = zlib.decompress(idat)
+stride = width * channels
+previous = bytearray(stride)
+colours = {}
+for y in range(height):
+    start = y * (stride + 1)
+    kind, line = raw[start], bytearray(raw[start + 1:start + 1 + stride])
+    for i in range(stride):
+        a = line[i - channels] if i >= channels else 0
+        b = previous[i]
+        c = previous[i - channels] if i >= channels else 0
+        if kind == 1: line[i] = (line[i] + a) & 255
+        elif kind == 2: line[i] = (line[i] + b) & 255
+        elif kind == 3: line[i] = (line[i] + (a + b) // 2) & 255
+        elif kind == 4:
+            p = a + b - c
+            pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+            line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+    if y % 2 == 0:
+        for x in range(0, stride, channels * 2):
+            px = bytes(line[x:x + 3])
+            colours[px] = colours.get(px, 0) + 1
+    previous = line
+palette = {"vermillion": bytes.fromhex("D55E00"), "blue": bytes.fromhex("0072B2"), "bluish green": bytes.fromhex("009E73")}
+for name, rgb in palette.items():
+    if colours.get(rgb, 0) < 20:
+        fail.append(f"the screenshot has {colours.get(rgb, 0)} {name} pixels (sampled)")
+if len(colours) < 10:
+    fail.append(f"the screenshot has {len(colours)} colours: blank")
+
+if fail:
+    print("html-chromium: FAILED\n" + "\n".join(fail))
+    sys.exit(1)
+print(f"html-chromium: {checked} summary cells equal the JSON's, client 7's {want} attempts shown when picked, "
+      f"screenshot {width}x{height} with {len(colours)} colours, no console error")
+PY

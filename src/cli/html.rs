@@ -1,0 +1,102 @@
+//! `--html PATH` of a run, the binary's side: gathers what the page shows (the run's JSON and
+//! table outputs, its chart as SVG, the attempts of a small run, the command and the config
+//! that reproduce it) and hands it to [`herd_sim::report::html`], which builds the page.
+
+use herd_sim::chart::{HistogramChart, ImageFormat, SeriesChart};
+use herd_sim::config::{Scenario, ScenarioFile};
+use herd_sim::experiment::{self, Report};
+use herd_sim::report::html::{self, HtmlPage, TIMELINE_ATTEMPTS_MAX, TIMELINE_CLIENTS_MAX};
+use herd_sim::report::Format;
+use herd_sim::trace::{Sample, TraceFormat, TraceWriter};
+
+use super::RunArgs;
+
+/// Flags left out of the page's command: they never change what the run computes.
+const UNSHOWN: [&str; 2] = ["--threads", "--html"];
+
+/// The command that reproduces the run: this invocation's words, without [`UNSHOWN`], with
+/// `--seed` added when it was not given.
+fn command(seed: u64) -> String {
+    let words: Vec<String> = std::env::args().skip(1).collect();
+    let mut shown = vec!["herd-sim".to_string()];
+    let mut skip = false;
+    let mut seeded = false;
+    for word in words {
+        if std::mem::take(&mut skip) {
+            continue;
+        }
+        if UNSHOWN.contains(&word.as_str()) {
+            skip = true;
+            continue;
+        }
+        if UNSHOWN.iter().any(|f| word.starts_with(&format!("{f}="))) {
+            continue;
+        }
+        seeded |= word == "--seed" || word.starts_with("--seed=");
+        shown.push(shell_word(&word));
+    }
+    if !seeded {
+        shown.push(format!("--seed {seed}"));
+    }
+    shown.join(" ")
+}
+
+fn shell_word(word: &str) -> String {
+    let plain = !word.is_empty()
+        && word
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./,:=+%".contains(c));
+    if plain {
+        word.to_string()
+    } else {
+        format!("'{}'", word.replace('\'', "'\\''"))
+    }
+}
+
+/// The page of a finished run. `file` is the scenario as given (config and flags), written
+/// into the page as the config that reproduces it.
+pub fn page(
+    report: &Report,
+    scenario: &Scenario,
+    file: &ScenarioFile,
+    args: &RunArgs,
+) -> anyhow::Result<Vec<u8>> {
+    let json = String::from_utf8(Format::Json.exporter().serialize(report)?)?;
+    let table = String::from_utf8(Format::Table.exporter().serialize(report)?)?;
+    let words = table.lines().next().unwrap_or_default().to_string();
+    let chart = if scenario.run_spec(scenario.strategies[0]).uses_call_loop() {
+        SeriesChart::from_report(report, scenario, args.chart_scale.into())?
+            .render(ImageFormat::Svg, args.chart_size)?
+    } else {
+        HistogramChart::from_report(report, args.chart_scale.into())?
+            .render(ImageFormat::Svg, args.chart_size)?
+    };
+    // A small run is simulated again with every attempt kept in memory: the same attempts
+    // as its --trace (replicate 0 of each strategy), for the timeline.
+    let attempts = if scenario.clients <= TIMELINE_CLIENTS_MAX
+        && scenario.requests_estimate() <= TIMELINE_ATTEMPTS_MAX
+    {
+        let mut lines = Vec::new();
+        let mut writer = TraceWriter::new(&mut lines, TraceFormat::JsonLines, Sample::default());
+        experiment::run_traced(scenario, &mut writer);
+        writer.finish()?;
+        Some(String::from_utf8(lines)?)
+    } else {
+        None
+    };
+    let mut file = file.clone();
+    file.seed = Some(scenario.seed);
+    let config = toml::to_string(&file)?;
+    let command = command(scenario.seed);
+    let page = HtmlPage {
+        title: "herd-sim run",
+        words: &words,
+        json: &json,
+        charts: vec![chart],
+        attempts: attempts.as_deref(),
+        command: &command,
+        seed: scenario.seed,
+        config: &config,
+    };
+    Ok(html::render(&page)?.into_bytes())
+}
