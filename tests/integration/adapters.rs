@@ -316,6 +316,85 @@ mod tower {
         );
     }
 
+    /// docs/crates.md's study, as scripts/crates-study.sh runs it: the script's scenario and
+    /// rows, each run again here and compared with docs/crates.csv, and the guide's table
+    /// with the file.
+    #[test]
+    fn the_study_in_the_guide_is_what_the_crate_does_in_the_herd() {
+        let root = env!("CARGO_MANIFEST_DIR");
+        let script = std::fs::read_to_string(format!("{root}/scripts/crates-study.sh")).unwrap();
+        let scenario: Vec<String> = script
+            .split("scenario=(")
+            .nth(1)
+            .and_then(|rest| rest.split(')').next())
+            .unwrap()
+            .split_whitespace()
+            .map(str::to_string)
+            .collect();
+        assert!(scenario.contains(&"--outage".to_string()), "{scenario:?}");
+        let csv = std::fs::read_to_string(format!("{root}/docs/crates.csv")).unwrap();
+        let guide = std::fs::read_to_string(format!("{root}/docs/crates.md")).unwrap();
+        let mut lines = csv.lines();
+        assert_eq!(
+            lines.next(),
+            Some("budget,retry_percent,flag,calls,attempts,attempts_per_call,retries_denied")
+        );
+        let mut per_call = std::collections::HashMap::new();
+        let mut rows = 0;
+        for line in lines {
+            let f: Vec<&str> = line.split(',').collect();
+            let mut args = scenario.clone();
+            args.extend(["--budget".to_string(), f[2].to_string()]);
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            let v: serde_json::Value = serde_json::from_slice(&crate::herd_sim_ok(&args)).unwrap();
+            let r = &v["results"][0];
+            let (calls, attempts) = (
+                r["calls"].as_u64().unwrap(),
+                r["attempts"].as_u64().unwrap(),
+            );
+            let fresh = format!(
+                "{},{},{},{calls},{attempts},{:.3},{}",
+                f[0],
+                f[1],
+                f[2],
+                attempts as f64 / calls as f64,
+                r["retries_denied"].as_u64().unwrap()
+            );
+            assert_eq!(line, fresh, "docs/crates.csv against a fresh run");
+            let row = format!(
+                "| {} | {} | {} | {} | {} | {} |",
+                f[0], f[1], f[3], f[4], f[5], f[6]
+            );
+            assert!(guide.contains(&row), "docs/crates.md has no row {row}");
+            per_call.insert(f[2].to_string(), (calls, attempts, f[5].to_string()));
+            rows += 1;
+        }
+        assert_eq!(rows, 9);
+        // The truncation: tower at 0.6 withdraws what it withdraws at 1, so the two runs are
+        // the same run; the model at 60 % allows fewer retries than at 100 %, and tower more
+        // than the model at every percent, and less than no budget.
+        let get = |k: &str| per_call[k].clone();
+        assert_eq!(get("tower-tps:percent=0.6"), get("tower-tps:percent=1"));
+        let ratio = |k: &str| get(k).1 as f64 / get(k).0 as f64;
+        assert!(ratio("finagle:percent=60") < ratio("finagle:percent=100"));
+        for (tower, model) in [
+            ("tower-tps:percent=0.2", "finagle:percent=20"),
+            ("tower-tps:percent=0.6", "finagle:percent=60"),
+            ("tower-tps:percent=1.5", "finagle:percent=150"),
+        ] {
+            assert!(ratio(tower) > ratio(model), "{tower}");
+            assert!(ratio(tower) < ratio("none"), "{tower}");
+        }
+        for figure in [
+            "2.310", "1.841", "2.051", "1.940", "1.630", "2.490", "2.286",
+        ] {
+            assert!(
+                per_call.values().any(|(_, _, p)| p == figure),
+                "{figure} quoted in the guide"
+            );
+        }
+    }
+
     /// tower's `advance` is what the adapter relies on moving the clock at its first poll.
     #[test]
     fn tokio_advance_moves_the_clock_at_its_first_poll() {
