@@ -9,3 +9,5 @@ pub mod tune;
 pub mod tune_export;
 pub mod tune_file;
 pub mod tune_frontier;
+pub mod tune_library;
+pub mod tune_search;

@@ -12,10 +12,13 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use rayon::prelude::*;
 
+use crate::config::DEFAULT_SEED;
 use crate::sweep::{Layout, Plan, SweepSpec};
 
 use super::tune_file::{control_of, control_text, Method, Target, Term, TuneError, TuneFile};
-use super::tune_frontier::{Evaluated, TuneReport};
+use super::tune_frontier::{Evaluated, Rung, TuneReport};
+use super::tune_library::{herd_sim_keys, resolve, snippets};
+use super::tune_search::{latin_hypercube, rank};
 
 /// One point of the grid: a level of each dimension.
 #[derive(Clone, Debug, PartialEq)]
@@ -110,6 +113,8 @@ pub struct Tuner {
     threads: usize,
     max_requests: u64,
     work: u128,
+    /// The candidates the search starts from, by grid position: the whole grid, or the design.
+    design: Vec<u64>,
 }
 
 impl Tuner {
@@ -126,37 +131,64 @@ impl Tuner {
             }
         }
         let size = file.grid_size();
-        if size > file.max_candidates {
-            return Err(TuneError::Invalid {
-                field: "params".into(),
-                value: format!("({size} candidates)"),
-                problem: format!(
-                    "the grid is larger than the exhaustive search's limit of {}",
-                    file.max_candidates
-                ),
-                accepted: "a coarser grid, or [search] max_candidates = N".into(),
-            });
-        }
+        let design = match file.method {
+            Method::Exhaustive if size > file.max_candidates => {
+                return Err(TuneError::Invalid {
+                    field: "params".into(),
+                    value: format!("({size} candidates)"),
+                    problem: format!(
+                        "the grid is larger than the exhaustive search's limit of {}",
+                        file.max_candidates
+                    ),
+                    accepted:
+                        "a coarser grid, [search] max_candidates = N, or method = \"halving\""
+                            .into(),
+                });
+            }
+            Method::Exhaustive => (0..size).collect(),
+            Method::Halving { design, .. } => {
+                latin_hypercube(&file, design, file.seed.unwrap_or(DEFAULT_SEED))
+            }
+        };
         let mut tuner = Tuner {
             file,
             metrics,
             threads,
             max_requests,
             work: 0,
+            design,
         };
         let mut work: u128 = 0;
-        for index in 0..size {
+        for (n, &index) in tuner.design.iter().enumerate() {
             let candidate = Candidate::at(&tuner.file, index);
             for s in 0..tuner.file.scenarios.len() {
                 let plan = tuner.plan(&candidate, s, tuner.file.seeds)?;
-                if index == 0 {
+                if n == 0 {
                     tuner.check_metrics(&plan, s)?;
                 }
                 work = work.saturating_add(plan.work_estimate());
             }
         }
-        tuner.work = work;
+        // Each rung of halving runs about as many runs as the first (1/eta of the candidates,
+        // eta times the seeds).
+        tuner.work = work.saturating_mul(u128::from(tuner.rungs()));
         Ok(tuner)
+    }
+
+    /// Rungs the search runs at most: 1 for an exhaustive search.
+    pub fn rungs(&self) -> u64 {
+        match self.file.method {
+            Method::Exhaustive => 1,
+            Method::Halving { eta, max_seeds, .. } => {
+                let mut rungs = 1;
+                let mut seeds = self.file.seeds;
+                while seeds.saturating_mul(eta) <= max_seeds {
+                    seeds *= eta;
+                    rungs += 1;
+                }
+                rungs
+            }
+        }
     }
 
     /// The tune file.
@@ -169,12 +201,13 @@ impl Tuner {
         self.work
     }
 
-    /// Runs the search exhaustive search would make: candidates × scenarios × seeds.
+    /// Runs the search makes at most: its first rung's (candidates × scenarios × seeds) once
+    /// a rung.
     pub fn max_runs(&self) -> u64 {
-        self.file
-            .grid_size()
+        (self.design.len() as u64)
             .saturating_mul(self.file.scenarios.len() as u64)
             .saturating_mul(self.file.seeds)
+            .saturating_mul(self.rungs())
     }
 
     fn check_metrics(&self, plan: &Plan, scenario: usize) -> Result<(), TuneError> {
@@ -324,31 +357,64 @@ impl Tuner {
             .collect()
     }
 
-    /// Runs the search and gathers the report: exhaustive, every candidate with the file's
-    /// seeds in every scenario.
+    /// Runs the search and gathers the report. Exhaustive: every candidate with the file's
+    /// seeds. Halving: the design with the file's seeds, then the best 1/eta (by
+    /// [`rank`]) with eta times as many, until eta or fewer are left or the next rung would
+    /// pass `max_seeds`; the frontier is that of the last rung.
     pub fn run(
         &self,
         pool: &rayon::ThreadPool,
         progress: &(dyn Fn(u64) + Sync),
     ) -> Result<TuneReport, TuneError> {
         let mut runs = Runs::default();
-        let candidates: Vec<Candidate> = match self.file.method {
-            Method::Exhaustive => (0..self.file.grid_size())
-                .map(|i| Candidate::at(&self.file, i))
-                .collect(),
-        };
-        let wanted: Vec<(u64, usize, u64)> = candidates
+        let scenarios = self.file.scenarios.len();
+        let mut alive: Vec<Candidate> = self
+            .design
             .iter()
-            .flat_map(|c| (0..self.file.scenarios.len()).map(move |s| (c.index, s, 0)))
-            .map(|(c, s, _)| (c, s, self.file.seeds))
+            .map(|&i| Candidate::at(&self.file, i))
             .collect();
-        self.ensure(pool, &mut runs, &wanted, progress)?;
-        let evaluated = self.evaluate(&runs, &candidates);
-        Ok(TuneReport::new(
-            &self.file,
-            evaluated,
-            runs.spent(),
-            self.max_runs(),
-        ))
+        let mut seeds = self.file.seeds;
+        let mut rungs = Vec::new();
+        loop {
+            let wanted: Vec<(u64, usize, u64)> = alive
+                .iter()
+                .flat_map(|c| (0..scenarios).map(move |s| (c.index, s, seeds)))
+                .collect();
+            self.ensure(pool, &mut runs, &wanted, progress)?;
+            rungs.push(Rung {
+                candidates: alive.len() as u64,
+                seeds,
+            });
+            let Method::Halving { eta, max_seeds, .. } = self.file.method else {
+                break;
+            };
+            if alive.len() as u64 <= eta || seeds.saturating_mul(eta) > max_seeds {
+                break;
+            }
+            let evaluated = self.evaluate(&runs, &alive);
+            let keep = (alive.len() as u64).div_ceil(eta) as usize;
+            let mut kept: Vec<Candidate> = rank(&evaluated, &self.file)[..keep]
+                .iter()
+                .map(|&i| alive[i].clone())
+                .collect();
+            kept.sort_by_key(|c| c.index);
+            alive = kept;
+            seeds *= eta;
+        }
+        let evaluated = self.evaluate(&runs, &alive);
+        let exhaustive = self
+            .file
+            .grid_size()
+            .saturating_mul(scenarios as u64)
+            .saturating_mul(seeds);
+        let mut report = TuneReport::new(&self.file, evaluated, runs.spent(), exhaustive, rungs);
+        if let Some(i) = report.recommended {
+            let grid = &report.evaluated[i].candidate.grid;
+            let keys = herd_sim_keys(grid);
+            if let Some(scenario) = resolve(&self.file.scenarios[0].file, grid) {
+                report.configs = snippets(&scenario, &keys);
+            }
+        }
+        Ok(report)
     }
 }

@@ -5,8 +5,8 @@
 
 use serde_json::{json, Map, Value as Json};
 
-use super::tune_file::{Method, Term, TuneFile};
-use super::tune_frontier::{Evaluated, Stat, TuneReport, RULE};
+use super::tune_file::{Term, TuneFile};
+use super::tune_frontier::{Evaluated, Rung, Stat, TuneReport, RULE};
 
 /// A number for the table: four significant decimals, trimmed.
 fn short(x: f64) -> String {
@@ -57,12 +57,6 @@ fn stat_json(s: Option<Stat>) -> Json {
     }
 }
 
-fn method_name(m: Method) -> &'static str {
-    match m {
-        Method::Exhaustive => "exhaustive",
-    }
-}
-
 impl TuneReport {
     /// The JSON report, pretty-printed, with a final newline.
     pub fn to_json(&self) -> Vec<u8> {
@@ -97,13 +91,15 @@ impl TuneReport {
             "frontier": frontier,
             "runs": self.runs,
             "exhaustive_runs": self.exhaustive_runs,
-            "method": method_name(file.method),
+            "method": file.method.name(),
+            "rungs": self.rungs.iter().map(|r| json!({"candidates": r.candidates, "seeds": r.seeds})).collect::<Vec<_>>(),
             "candidates": self.evaluated.len(),
             "feasible": self.feasible(),
             "constraints": file.constraints.iter().map(|c| c.text()).collect::<Vec<_>>(),
             "objectives": file.objectives.iter().map(|o| format!("{} {}", o.sense.name(), o.term.label())).collect::<Vec<_>>(),
             "scenarios": file.scenarios.iter().map(|s| s.name.clone()).collect::<Vec<_>>(),
             "rule": RULE,
+            "configs": self.configs.iter().map(|c| (c.library.to_string(), json!(c.text))).collect::<Map<String, Json>>(),
         });
         let mut bytes = serde_json::to_vec_pretty(&report).unwrap_or_default();
         bytes.push(b'\n');
@@ -121,15 +117,35 @@ impl TuneReport {
             .collect();
         let mut out = String::new();
         let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
-        out.push_str(&format!(
-            "tune: {} search, {} × {} × {} seeds: {} runs (an exhaustive grid of the same resolution: {})\n",
-            method_name(file.method),
-            plural(self.evaluated.len(), "candidate"),
-            plural(file.scenarios.len(), "scenario"),
-            file.seeds,
-            self.runs,
-            self.exhaustive_runs,
-        ));
+        let last = self.rungs.last().copied().unwrap_or(Rung {
+            candidates: 0,
+            seeds: file.seeds,
+        });
+        match self.rungs.len() {
+            1 => out.push_str(&format!(
+                "tune: {} search, {} × {} × {} seeds: {} runs (an exhaustive grid of the same resolution: {})\n",
+                file.method.name(),
+                plural(last.candidates as usize, "candidate"),
+                plural(file.scenarios.len(), "scenario"),
+                last.seeds,
+                self.runs,
+                self.exhaustive_runs,
+            )),
+            _ => out.push_str(&format!(
+                "tune: latin-hypercube design of {} of the grid's {}, successive halving {} × {}: {} runs (an exhaustive grid of the same resolution with {} seeds: {})\n",
+                self.rungs[0].candidates,
+                file.grid_size(),
+                self.rungs
+                    .iter()
+                    .map(|r| format!("{} at {} seeds", r.candidates, r.seeds))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                plural(file.scenarios.len(), "scenario"),
+                self.runs,
+                last.seeds,
+                self.exhaustive_runs,
+            )),
+        }
         if !file.constraints.is_empty() {
             out.push_str(&format!(
                 "constraints (on the mean over seeds): {}; met by {} of {}\n",
@@ -195,6 +211,16 @@ impl TuneReport {
         out.push_str(&format!(
             "rule: {RULE}; intervals are 95 % (Student's t over seeds)\n"
         ));
+        for c in &self.configs {
+            let what = match c.library {
+                "herd-sim" => "herd-sim config keys",
+                "grpc" => "gRPC service config (retryThrottling)",
+                "envoy" => "Envoy retry_budget",
+                "finagle" => "Finagle RetryBudget",
+                _ => "AWS SDK shared config",
+            };
+            out.push_str(&format!("\n{what}:\n{}", c.text));
+        }
         out
     }
 }

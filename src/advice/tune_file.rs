@@ -15,8 +15,17 @@ use crate::sweep::SweepError;
 /// Seeds a candidate starts with unless the file says otherwise.
 pub const DEFAULT_SEEDS: u64 = 10;
 
-/// The most candidates an exhaustive search runs; a larger grid needs `method = "halving"`.
-pub const DEFAULT_MAX_CANDIDATES: u64 = 1_000;
+/// The most candidates an exhaustive search runs; `method = "auto"` searches a larger grid by
+/// successive halving.
+pub const DEFAULT_MAX_CANDIDATES: u64 = 100;
+
+/// Candidates of the space-filling design successive halving starts from, unless
+/// `[search] candidates` says otherwise.
+pub const DEFAULT_DESIGN: u64 = 27;
+
+/// The share successive halving keeps, 1/η, and the factor its seeds grow by, unless
+/// `[search] eta` says otherwise.
+pub const DEFAULT_ETA: u64 = 3;
 
 /// A tune file that cannot be used.
 #[derive(Debug, thiserror::Error)]
@@ -238,6 +247,26 @@ pub struct Objective {
 pub enum Method {
     /// Every point of the grid, each with the file's seeds.
     Exhaustive,
+    /// A Latin hypercube of `design` candidates, then successive halving
+    /// ([`crate::advice::tune_search`]).
+    Halving {
+        /// Candidates of the design.
+        design: u64,
+        /// Keep the best 1/eta, with eta times the seeds.
+        eta: u64,
+        /// No rung runs more seeds a candidate than this.
+        max_seeds: u64,
+    },
+}
+
+impl Method {
+    /// `exhaustive` or `halving`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Method::Exhaustive => "exhaustive",
+            Method::Halving { .. } => "halving",
+        }
+    }
 }
 
 /// A tune file, parsed and checked (metric names are checked against the scenarios' columns
@@ -257,7 +286,8 @@ pub struct TuneFile {
     /// `minimize` then `maximize`, each in file order: the recommendation rule reads them in
     /// this order.
     pub objectives: Vec<Objective>,
-    /// The search.
+    /// The search: exhaustive when asked for or when the grid has at most `max_candidates`
+    /// (`method = "auto"`, the default), else halving.
     pub method: Method,
     /// The most candidates the exhaustive search runs.
     pub max_candidates: u64,
@@ -265,7 +295,7 @@ pub struct TuneFile {
 
 const TOP_KEYS: &str = "seeds, seed, scenario, params, objectives, search";
 const OBJECTIVE_KEYS: &str = "constraints, minimize, maximize";
-const SEARCH_KEYS: &str = "method, max_candidates";
+const SEARCH_KEYS: &str = "method, max_candidates, candidates, eta, max_seeds";
 
 impl TuneFile {
     /// Reads and checks a tune file; scenario files are read relative to its folder.
@@ -318,7 +348,7 @@ impl TuneFile {
                 "[params] with at least one parameter given a list or range, e.g. retries = \"1..8\"",
             ));
         }
-        let (method, max_candidates) = search(table.get("search"))?;
+        let (asked, halving, max_candidates) = search(table.get("search"), seeds)?;
         let objectives_table = match table.get("objectives") {
             Some(toml::Value::Table(t)) => t.clone(),
             Some(other) => {
@@ -370,6 +400,13 @@ impl TuneFile {
                 "minimize = [\"METRIC@SCENARIO\", ...] or maximize = [...] (a tuned parameter's name too, e.g. minimize = [\"retries\"])",
             ));
         }
+        let size = dimensions
+            .iter()
+            .fold(1u64, |n, d| n.saturating_mul(d.levels.len() as u64));
+        let method = asked.unwrap_or(match size <= max_candidates {
+            true => Method::Exhaustive,
+            false => halving,
+        });
         Ok(TuneFile {
             seeds,
             seed,
@@ -438,34 +475,48 @@ fn strings(value: Option<&toml::Value>, field: &str) -> Result<Vec<String>, Tune
     }
 }
 
-fn search(value: Option<&toml::Value>) -> Result<(Method, u64), TuneError> {
-    let Some(value) = value else {
-        return Ok((Method::Exhaustive, DEFAULT_MAX_CANDIDATES));
+/// The `[search]` table: the method asked for (`None`: auto), halving's settings, the most
+/// candidates an exhaustive search runs.
+fn search(
+    value: Option<&toml::Value>,
+    seeds: u64,
+) -> Result<(Option<Method>, Method, u64), TuneError> {
+    let empty = toml::Table::new();
+    let table = match value {
+        None => &empty,
+        Some(toml::Value::Table(t)) => t,
+        Some(other) => {
+            return Err(invalid(
+                "search",
+                other.to_string(),
+                "not a table",
+                format!("[search] with {SEARCH_KEYS}"),
+            ))
+        }
     };
-    let Some(table) = value.as_table() else {
-        return Err(invalid(
-            "search",
-            value.to_string(),
-            "not a table",
-            format!("[search] with {SEARCH_KEYS}"),
-        ));
-    };
-    let mut method = Method::Exhaustive;
+    let mut method = None;
     let mut max = DEFAULT_MAX_CANDIDATES;
+    let (mut design, mut eta, mut max_seeds) = (DEFAULT_DESIGN, DEFAULT_ETA, None);
+    let mut halving = false;
     for (key, v) in table {
         match key.as_str() {
             "method" => match v.as_str() {
-                Some("exhaustive") => method = Method::Exhaustive,
+                Some("auto") => method = None,
+                Some("exhaustive") => method = Some(Method::Exhaustive),
+                Some("halving") => halving = true,
                 _ => {
                     return Err(invalid(
                         "search.method",
                         v.to_string(),
                         "not a search method",
-                        "\"exhaustive\"",
+                        "\"auto\" (exhaustive up to max_candidates, else halving), \"exhaustive\", \"halving\"",
                     ))
                 }
             },
             "max_candidates" => max = whole(v, "search.max_candidates", 1, 1_000_000)?,
+            "candidates" => design = whole(v, "search.candidates", 2, 100_000)?,
+            "eta" => eta = whole(v, "search.eta", 2, 100)?,
+            "max_seeds" => max_seeds = Some(whole(v, "search.max_seeds", 1, crate::sweep::MAX_SEEDS)?),
             other => {
                 return Err(invalid(
                     "search key",
@@ -476,7 +527,24 @@ fn search(value: Option<&toml::Value>) -> Result<(Method, u64), TuneError> {
             }
         }
     }
-    Ok((method, max))
+    let max_seeds = max_seeds.unwrap_or(seeds.saturating_mul(eta * eta));
+    if max_seeds < seeds {
+        return Err(invalid(
+            "search.max_seeds",
+            max_seeds.to_string(),
+            format!("fewer than the {seeds} seeds every candidate starts with"),
+            "max_seeds at least seeds",
+        ));
+    }
+    let halving_method = Method::Halving {
+        design,
+        eta,
+        max_seeds,
+    };
+    if halving {
+        method = Some(halving_method);
+    }
+    Ok((method, halving_method, max))
 }
 
 fn scenarios(value: Option<&toml::Value>, folder: &Path) -> Result<Vec<TuneScenario>, TuneError> {

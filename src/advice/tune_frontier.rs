@@ -126,7 +126,7 @@ pub fn frontier(points: &[Vec<(f64, Sense)>]) -> Vec<usize> {
 }
 
 /// [`RULE`]'s order: better on the first objective first, then the next, then earlier.
-fn rule_order(a: &Evaluated, b: &Evaluated) -> Ordering {
+pub fn rule_order(a: &Evaluated, b: &Evaluated) -> Ordering {
     let (Some(x), Some(y)) = (&a.objectives, &b.objectives) else {
         return Ordering::Equal;
     };
@@ -141,11 +141,25 @@ fn rule_order(a: &Evaluated, b: &Evaluated) -> Ordering {
     a.candidate.index.cmp(&b.candidate.index)
 }
 
+/// One rung of the search: candidates run, with this many seeds each.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Rung {
+    /// Candidates in the running.
+    pub candidates: u64,
+    /// Seeds each has in every scenario.
+    pub seeds: u64,
+}
+
 /// A finished tune.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TuneReport {
-    /// Every candidate run, in grid order.
+    /// The candidates of the last rung (every candidate of an exhaustive search), in grid
+    /// order.
     pub evaluated: Vec<Evaluated>,
+    /// The rungs, first to last (one for an exhaustive search).
+    pub rungs: Vec<Rung>,
+    /// The recommended point as each library's configuration (empty without one).
+    pub configs: Vec<super::tune_library::Snippet>,
     /// Indices into `evaluated` of the frontier, in grid order.
     pub frontier: Vec<usize>,
     /// Index into `evaluated` of the recommended point; `None` when no candidate meets the
@@ -153,7 +167,7 @@ pub struct TuneReport {
     pub recommended: Option<usize>,
     /// Runs simulated (each candidate × scenario × seed once).
     pub runs: u64,
-    /// Runs an exhaustive grid of the same resolution with the file's seeds costs.
+    /// Runs an exhaustive grid of the same resolution costs with the seeds of the last rung.
     pub exhaustive_runs: u64,
     /// The file.
     pub file: TuneFile,
@@ -166,6 +180,7 @@ impl TuneReport {
         evaluated: Vec<Evaluated>,
         runs: u64,
         exhaustive_runs: u64,
+        rungs: Vec<Rung>,
     ) -> TuneReport {
         let eligible: Vec<usize> = (0..evaluated.len())
             .filter(|&i| evaluated[i].feasible && evaluated[i].objectives.is_some())
@@ -185,6 +200,8 @@ impl TuneReport {
             recommended,
             runs,
             exhaustive_runs,
+            rungs,
+            configs: Vec::new(),
             file: file.clone(),
         }
     }

@@ -225,3 +225,62 @@ fn bad_tune_files_are_one_line_exit_2_and_nothing_written() {
         assert!(!out_path.exists(), "{expected}");
     }
 }
+
+#[test]
+fn successive_halving_keeps_the_best_and_adds_seeds_to_them_alone() {
+    // The gRPC problem of configs/tune/grpc-down.toml over 5 × 2 candidates (retries 10 or 12
+    // change nothing: the throttle shuts first), halved with eta = 2 from 2 seeds to 8 at most.
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(repo("configs/tune/grpc-down.toml"))
+        .unwrap()
+        .replace("retries = 10\n", "")
+        .replace(
+            "\"budget.max_tokens\" = \"2..18 step 4\"",
+            "\"budget.max_tokens\" = \"2..18 step 4\"\nretries = \"10,12\"",
+        )
+        .replace("seeds = 3", "seeds = 2")
+        + "[search]\nmethod = \"halving\"\ncandidates = 10\neta = 2\nmax_seeds = 8\n";
+    let path = dir.path().join("halving.toml");
+    std::fs::write(&path, text).unwrap();
+    let config = path.display().to_string();
+    let one = herd_sim_ok(&[
+        "tune",
+        "--config",
+        &config,
+        "--format",
+        "json",
+        "--threads",
+        "1",
+    ]);
+    let two = herd_sim_ok(&[
+        "tune",
+        "--config",
+        &config,
+        "--format",
+        "json",
+        "--threads",
+        "2",
+    ]);
+    assert_eq!(one, two);
+    let report: serde_json::Value = serde_json::from_slice(&one).unwrap();
+    assert_eq!(report["method"], "halving");
+    // Rungs by hand: 10 at 2 seeds, the best ceil(10/2) = 5 at 4, 3 at 8 (16 would pass 8).
+    let rungs: Vec<(u64, u64)> = report["rungs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["candidates"].as_u64().unwrap(),
+                r["seeds"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(rungs, [(10, 2), (5, 4), (3, 8)]);
+    // Seeds already run are kept: 10·2 + 5·(4 − 2) + 3·(8 − 4) = 42 runs, against 10·8 = 80 for
+    // every candidate at 8 seeds.
+    assert_eq!(report["runs"], 42);
+    assert_eq!(report["exhaustive_runs"], 80);
+    assert_eq!(report["recommended"]["budget.max_tokens"], 10, "{report}");
+    assert_eq!(report["frontier"][0]["seeds"], 8);
+}

@@ -1,0 +1,248 @@
+//! The recommended point as the configuration of the real library, ready to paste: the
+//! herd-sim keys (a config file's, which `--config` reads back), gRPC's service config
+//! (`retryThrottling` {`maxTokens`, `tokenRatio`} and a `retryPolicy`, grpc/proposal
+//! A6-client-retries.md), Envoy's `retry_budget` ({`budget_percent`, `min_retry_concurrency`}
+//! in a cluster's `circuit_breakers.thresholds`, with the route's `retry_policy`), Finagle's
+//! `RetryBudget(ttl, minRetriesPerSec, percentCanRetry)` and the AWS SDKs' shared-config
+//! `retry_mode` and `max_attempts`. Each library's block is given when the policy uses its
+//! control (a gRPC budget gives the gRPC block, and so on); docs/advice.md cites the sources
+//! and units. No I/O.
+
+use crate::config::{Scenario, ScenarioFile};
+use crate::policy::control::{Budget, Throttle};
+use crate::policy::Strategy;
+use crate::sweep::parameter::{parameter, Kind};
+use crate::time::SimDuration;
+
+/// One block to paste: the library's name and the text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Snippet {
+    /// `herd-sim`, `grpc`, `envoy`, `finagle` or `aws`.
+    pub library: &'static str,
+    /// What to paste, lines ending in a newline.
+    pub text: String,
+}
+
+/// A duration in seconds as protobuf's JSON and YAML write one: `0.1s`, `1s`.
+fn proto_seconds(d: SimDuration) -> String {
+    format!("{}s", d.as_secs_f64())
+}
+
+/// A number as the shortest text that reads back exactly: `10`, `0.1`.
+fn number(x: f64) -> String {
+    format!("{x}")
+}
+
+/// The herd-sim config keys of `grid` (`(sweep parameter, value)`): a TOML fragment that
+/// `--config` reads, numbers bare, the rest quoted.
+pub fn herd_sim_keys(grid: &[(String, String)]) -> String {
+    let mut text = String::new();
+    for (name, value) in grid {
+        let Some(p) = parameter(name) else { continue };
+        let key = p.name.replace('-', "_");
+        let bare = matches!(p.kind, Kind::Whole | Kind::Decimal) && value.parse::<f64>().is_ok();
+        match bare {
+            true => text.push_str(&format!("{key} = {value}\n")),
+            false => text.push_str(&format!("{key} = {}\n", serde_json::json!(value))),
+        }
+    }
+    text
+}
+
+/// The snippets of the policy `scenario` runs (the recommended candidate laid over the first
+/// scenario and validated), `keys` its herd-sim keys.
+pub fn snippets(scenario: &Scenario, keys: &str) -> Vec<Snippet> {
+    let mut out = vec![Snippet {
+        library: "herd-sim",
+        text: keys.to_string(),
+    }];
+    let b = scenario.backoff;
+    let retries = scenario.retries;
+    let strategy = scenario.strategies.first().copied();
+    let controls = &scenario.controls;
+    if let Budget::Grpc {
+        max_tokens,
+        token_ratio,
+    } = controls.budget
+    {
+        let mut text = String::from("{\n");
+        text.push_str(&format!(
+            "  \"retryThrottling\": {{\"maxTokens\": {}, \"tokenRatio\": {}}}",
+            number(max_tokens as f64 / 1000.0),
+            number(token_ratio as f64 / 1000.0)
+        ));
+        // A6's backoff is full jitter on an exponential curve; another strategy has no
+        // retryPolicy that matches it.
+        if strategy == Some(Strategy::FullJitter) {
+            text.push_str(&format!(
+                ",\n  \"methodConfig\": [{{\"name\": [{{}}], \"retryPolicy\": {{\"maxAttempts\": {}, \"initialBackoff\": \"{}\", \"maxBackoff\": \"{}\", \"backoffMultiplier\": {}, \"retryableStatusCodes\": [\"UNAVAILABLE\"]}}}}]",
+                retries + 1,
+                proto_seconds(b.base),
+                proto_seconds(b.cap),
+                number(b.multiplier)
+            ));
+        }
+        text.push_str("\n}\n");
+        if strategy == Some(Strategy::FullJitter) && retries + 1 > 5 {
+            text.push_str(&format!(
+                "// maxAttempts {} is above 5: gRPC treats it as 5 (A6)\n",
+                retries + 1
+            ));
+        }
+        out.push(Snippet {
+            library: "grpc",
+            text,
+        });
+    }
+    if let Budget::Envoy {
+        percent,
+        min_concurrency,
+    } = controls.budget
+    {
+        let mut text = format!(
+            "# cluster\ncircuit_breakers:\n  thresholds:\n  - priority: DEFAULT\n    retry_budget:\n      budget_percent:\n        value: {}\n      min_retry_concurrency: {min_concurrency}\n",
+            number_with_point(percent)
+        );
+        text.push_str(&format!(
+            "# route\nretry_policy:\n  retry_on: 5xx\n  num_retries: {retries}\n"
+        ));
+        if strategy == Some(Strategy::FullJitter) {
+            text.push_str(&format!(
+                "  retry_back_off:\n    base_interval: {}\n    max_interval: {}\n",
+                proto_seconds(b.base),
+                proto_seconds(b.cap)
+            ));
+        }
+        out.push(Snippet {
+            library: "envoy",
+            text,
+        });
+    }
+    if let Budget::Finagle {
+        ttl,
+        min_per_s,
+        percent,
+    } = controls.budget
+    {
+        out.push(Snippet {
+            library: "finagle",
+            text: format!(
+                "RetryBudget(ttl = Duration.fromSeconds({}), minRetriesPerSec = {min_per_s}, percentCanRetry = {})\n",
+                ttl.as_nanos() / 1_000_000_000,
+                number(percent / 100.0)
+            ),
+        });
+    }
+    let aws_mode = match (controls.budget, controls.throttle) {
+        (_, Throttle::AwsAdaptive { .. }) => Some("adaptive"),
+        (Budget::AwsStandard { .. }, _) => Some("standard"),
+        _ => None,
+    };
+    if let Some(mode) = aws_mode {
+        out.push(Snippet {
+            library: "aws",
+            text: format!(
+                "[default]\nretry_mode = {mode}\nmax_attempts = {}\n",
+                retries + 1
+            ),
+        });
+    }
+    out
+}
+
+/// `20` as `20.0`: Envoy's `budget_percent` is a double.
+fn number_with_point(x: f64) -> String {
+    let text = number(x);
+    match text.contains('.') {
+        true => text,
+        false => format!("{text}.0"),
+    }
+}
+
+/// The scenario `grid` gives over `base`, validated (the tuner validated it already).
+pub fn resolve(base: &ScenarioFile, grid: &[(String, String)]) -> Option<Scenario> {
+    let mut file = base.clone();
+    for (name, value) in grid {
+        let p = parameter(name)?;
+        let value = p.parse_value(value).ok()?;
+        p.apply(&mut file, &value).ok()?;
+    }
+    file.validate().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scenario(text: &str) -> Scenario {
+        ScenarioFile::parse(text, None).unwrap().validate().unwrap()
+    }
+
+    #[test]
+    fn each_library_gets_its_own_names_and_units() {
+        // gRPC: tokens in whole units (herd-sim keeps thousandths), backoffs as proto durations.
+        let grpc = snippets(
+            &scenario("strategy = \"full-jitter\"\nretries = 3\nbase = \"100ms\"\ncap = \"1s\"\nbudget = \"grpc:max_tokens=20,token_ratio=0.25\"\n"),
+            "",
+        );
+        assert_eq!(grpc[1].library, "grpc");
+        let json: serde_json::Value = serde_json::from_str(&grpc[1].text).unwrap();
+        assert_eq!(json["retryThrottling"]["maxTokens"], 20.0);
+        assert_eq!(json["retryThrottling"]["tokenRatio"], 0.25);
+        let policy = &json["methodConfig"][0]["retryPolicy"];
+        assert_eq!(policy["maxAttempts"], 4);
+        assert_eq!(policy["initialBackoff"], "0.1s");
+        assert_eq!(policy["maxBackoff"], "1s");
+        // Envoy: percent as a double, min_retry_concurrency whole; YAML that parses.
+        let envoy = snippets(
+            &scenario("budget = \"envoy:percent=15,min_concurrency=2\"\n"),
+            "",
+        );
+        assert!(
+            envoy[1]
+                .text
+                .contains("budget_percent:\n        value: 15.0\n      min_retry_concurrency: 2\n"),
+            "{}",
+            envoy[1].text
+        );
+        // Finagle: percentCanRetry is a fraction (0.2 is 20 %), ttl whole seconds.
+        let finagle = snippets(
+            &scenario("budget = \"finagle:ttl=5s,min_per_s=3,percent=25\"\n"),
+            "",
+        );
+        assert_eq!(
+            finagle[1].text,
+            "RetryBudget(ttl = Duration.fromSeconds(5), minRetriesPerSec = 3, percentCanRetry = 0.25)\n"
+        );
+        // AWS: max_attempts counts the first attempt.
+        let aws = snippets(&scenario("retries = 2\nbudget = \"aws-standard\"\n"), "");
+        assert_eq!(
+            aws[1].text,
+            "[default]\nretry_mode = standard\nmax_attempts = 3\n"
+        );
+        // No control: the herd-sim keys alone.
+        assert_eq!(
+            snippets(&scenario("retries = 2\n"), "retries = 2\n").len(),
+            1
+        );
+    }
+
+    #[test]
+    fn herd_sim_keys_read_back_as_the_same_scenario() {
+        let grid: Vec<(String, String)> = [
+            ("retries", "6"),
+            ("base", "250ms"),
+            ("budget", "grpc:max_tokens=20"),
+            ("retry-probability", "0.5"),
+        ]
+        .iter()
+        .map(|(a, b)| (a.to_string(), b.to_string()))
+        .collect();
+        let keys = herd_sim_keys(&grid);
+        let read = ScenarioFile::parse(&keys, None).unwrap();
+        assert_eq!(read.retries, Some(6));
+        assert_eq!(read.base, Some(SimDuration::from_millis(250)));
+        assert_eq!(read.budget.as_deref(), Some("grpc:max_tokens=20"));
+        assert_eq!(read.retry_probability, Some(0.5));
+    }
+}
