@@ -150,8 +150,10 @@ fn validate_run(file: ScenarioFile, args: &RunArgs) -> anyhow::Result<ValidRun<'
         || args.png.is_some()
         || args.svg.is_some()
         || args.overload.series_out.is_some();
-    // Without them a call-loop run folds its windows as they close.
+    // Without them a call-loop run folds its windows as they close; an unlimited queue is
+    // guarded as the run goes instead of counted at its worst.
     scenario.overload.keep_windows = dense;
+    scenario.guard_in_flight(dense);
     scenario.check_memory_with(dense)?;
     scenario.check_reservable(dense)?;
     let trace = match &args.trace {
@@ -268,6 +270,37 @@ fn check_distinct_outputs(args: &RunArgs) -> anyhow::Result<()> {
 
 /// Runs a validated run; `note` (a huge run's work estimate, allowed by `--yes`) is said
 /// once the outputs are open.
+/// A run stopped by its queue's guard ([`herd_sim::config::Scenario::guard_queue`]) is
+/// refused, nothing written.
+fn refuse_outgrown(
+    report: &experiment::Report,
+    scenario: &herd_sim::config::Scenario,
+) -> anyhow::Result<()> {
+    use herd_sim::config::human_bytes;
+    let outgrown = report
+        .results
+        .iter()
+        .find_map(|r| r.calls.as_ref().and_then(|c| c.outgrown));
+    match outgrown {
+        None => Ok(()),
+        Some((at, calls, places)) => {
+            let guard = scenario.overload.in_flight;
+            let held = calls * guard.per_call + places * guard.per_place;
+            Err(ConfigError::Outgrown {
+                budget: human_bytes(scenario.memory_limit),
+                held: format!(
+                    "at {at:.1}s it held {calls} calls and {places} queued requests, {} by the \
+                     estimate's count, where the estimate counted {} and the budget leaves {}",
+                    human_bytes(held),
+                    human_bytes(scenario.in_flight_estimate()),
+                    human_bytes(guard.bytes)
+                ),
+            }
+            .into())
+        }
+    }
+}
+
 fn execute_run(run: ValidRun<'_>, args: &RunArgs, note: Option<String>) -> anyhow::Result<()> {
     // Fail on an unwritable path before simulating anything.
     let out = args.out.as_deref().map(create_output).transpose()?;
@@ -300,10 +333,12 @@ fn execute_run(run: ValidRun<'_>, args: &RunArgs, note: Option<String>) -> anyho
                     other.with_context(|| format!("cannot write {}", t.path.display()))?;
                 }
             }
+            refuse_outgrown(&report, &run.scenario)?;
             commit(file, &[])?;
             report
         }
     };
+    refuse_outgrown(&report, &run.scenario)?;
     let bytes = Format::from(args.format).exporter().serialize(&report)?;
     match out {
         Some(file) => commit(file, &bytes)?,

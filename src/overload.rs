@@ -83,6 +83,12 @@ pub struct CallLoopResult {
     pub settle_s: f64,
     /// The per-window series.
     pub series: Series,
+    /// When the calls held at once and the server's queue outgrew what the memory budget
+    /// left them, seconds, and the call slots and queued requests then held: the run stopped
+    /// there (see [`OverloadTally::outgrown`]). Not in the JSON: such a run is refused,
+    /// nothing written.
+    #[serde(skip)]
+    pub outgrown: Option<(f64, u64, u64)>,
 }
 
 /// One retry layer's figures in a result.
@@ -153,6 +159,9 @@ impl CallLoopResult {
                 })
                 .collect(),
             settle_s: settle.as_secs_f64(),
+            outgrown: tally
+                .outgrown
+                .map(|(at, calls, places)| (at.as_secs_f64(), calls, places)),
             series: Series {
                 bin: tally.series_bin,
                 rows: tally.rows,

@@ -728,6 +728,10 @@ pub struct OverloadTally {
     /// With layered retries, each layer's calls and attempts, outermost first (empty
     /// without layers).
     pub layers: Vec<crate::engine::calls::LayerCount>,
+    /// When the calls held at once and the server's queue outgrew what the memory budget
+    /// left them ([`crate::engine::Overload::in_flight`]), and the call slots and queued
+    /// requests then held: the run stopped there, its figures unfinished.
+    pub outgrown: Option<(SimTime, u64, u64)>,
 }
 
 #[cfg(test)]

@@ -16,6 +16,17 @@ use crate::workload::Arrivals;
 /// Bytes of one window of a call-loop series.
 const SERIES_ROW: u128 = std::mem::size_of::<crate::series::SeriesRow>() as u128;
 
+/// Bytes of one place in a capacity server's queue: the request (32 B) and its late answer's
+/// pending event (48 B), each three times over (a buffer grown by doubling, the event
+/// queue's part-filled blocks).
+const QUEUE_PLACE: u128 = 3 * 32 + 3 * 48;
+
+/// The call loop's event queue beyond three times its events: its table of 2 048 buckets
+/// and the first blocks of 64 events its buckets take, part filled, whatever the run
+/// (without it `tests/memory` found the estimate 114 KiB short of the peak at 8 calls/s and
+/// 166 KiB at 800).
+const EVENT_TABLE: u128 = 192 << 10;
+
 /// The thread pool's jobs and small buffers, and a call-loop run's two latency sketches.
 const OVERHEAD: u128 = 64 << 10;
 
@@ -383,7 +394,7 @@ impl Scenario {
             estimate.add(Part::Clients, busy * processes);
             estimate.add(Part::Calls, busy * calls);
             estimate.add(Part::Series, busy * series);
-            estimate.add(Part::Overhead, busy * (2 * 65_536));
+            estimate.add(Part::Overhead, busy * (2 * 65_536 + EVENT_TABLE));
         }
         // Kept until the report is built: each other strategy's result (replicate 0's histograms,
         // finishes as seconds, window starts), and the figures of every other replicate (five
@@ -521,47 +532,118 @@ impl Scenario {
     /// what browser tabs add to it), two network trips and either the timeout or the
     /// server's backlog ([`Scenario::call_loop_horizon`] without the last start).
     fn longest_call(&self) -> Sat {
-        let o = &self.overload;
         let tries = Sat::from(self.retries) + 1;
-        let trip = match o.network {
+        let (_, backlog) = self.service_bounds();
+        let answer = self
+            .overload
+            .timeout
+            .map_or(backlog, |t| nanos(t).min(backlog));
+        tries
+            * (nanos(self.backoff.cap)
+                + self.beyond_cap()
+                + self.trip()
+                + answer
+                + self.tab_delay())
+    }
+
+    /// A request's two network trips (or the round trip of `--latency`), at their longest.
+    fn trip(&self) -> Sat {
+        match self.overload.network {
             Some(d) => nanos(d.practical_max()) * 2,
             None => nanos(self.latency.max()),
-        };
-        let (_, backlog) = self.service_bounds();
-        let answer = o.timeout.map_or(backlog, |t| nanos(t).min(backlog));
-        tries * (nanos(self.backoff.cap) + self.beyond_cap() + trip + answer + self.tab_delay())
+        }
     }
 
     /// Calls a call-loop run holds at once at most, in flight or leaving a stale timeout or a
     /// late answer pending: every call of a herd; for Poisson arrivals, the calls started
-    /// within twice the longest a call can last ([`Scenario::longest_call`]; its last timeout
-    /// can be pending that much longer) at the schedule's peak rate, plus ten standard
-    /// deviations and 100 (as [`Scenario::call_bound`]), and never more than every call.
+    /// within a span at the schedule's peak rate, plus ten standard deviations and 100 (as
+    /// [`Scenario::call_bound`]), and never more than every call. The span is twice the
+    /// longest a call can last ([`Scenario::longest_call`]; its last timeout can be pending
+    /// that much longer); for a run guarded as it goes ([`Scenario::guard_in_flight`]), one
+    /// attempt without a retry (a trip and the timeout or the longest service): a server
+    /// that keeps up holds about that, and the guard stops a run that outgrows its budget.
     pub fn calls_at_once(&self) -> u128 {
         let all = self.call_bound();
         match &self.overload.arrivals {
             Arrivals::Herd => all,
             Arrivals::Poisson(s) => {
-                let window = (self.longest_call() * 2).as_f64() / 1e9;
-                let mean = s.peak_rate() * window;
+                let span = if self.overload.in_flight.is_on() {
+                    let (longest, _) = self.service_bounds();
+                    let answer = self
+                        .overload
+                        .timeout
+                        .map_or(longest, |t| nanos(t).min(longest));
+                    self.trip() + answer
+                } else {
+                    self.longest_call() * 2
+                };
+                let mean = s.peak_rate() * span.as_f64() / 1e9;
                 Sat::ceil(mean + 10.0 * mean.sqrt() + 100.0).0.min(all)
             }
         }
     }
 
     /// Requests a capacity server's queue is counted for: its bound and the workers' when it
-    /// has one, else one a call started over the run (the worst case of a collapse, where an
-    /// unlimited queue keeps the abandoned attempts of calls long ended: the estimate cannot
-    /// rule it out for a server that would keep up).
+    /// has one; an unlimited queue guarded at run time ([`Scenario::guard_in_flight`]) one a
+    /// call held at once ([`Scenario::calls_at_once`]: a server that keeps up holds fewer),
+    /// else one a call started over the run (the worst case of a collapse, where an
+    /// unlimited queue keeps the abandoned attempts of calls long ended).
     fn queued_at_most(&self) -> Sat {
         let calls = Sat(self.call_bound());
         match self.server {
             ServerModel::Capacity(r) => match (r.queue, r.workers) {
                 (Some(q), Some(w)) => (Sat::from(q) + Sat::from(w)).min(calls),
+                (None, Some(_)) if self.overload.in_flight.is_on() => Sat(self.calls_at_once()),
                 _ => calls,
             },
             _ => Sat::ZERO,
         }
+    }
+
+    /// Bytes a call slot is counted at: the slot (48 B), up to three pending events (its
+    /// start, its arrival or completion, its timeout: 48 B each) and a tab's reading, each
+    /// three times over (a vector grown by doubling holds its old and new buffers at once;
+    /// the event queue's blocks are part filled).
+    fn call_slot_bytes(&self) -> u128 {
+        let tab = if self.browser.is_active() {
+            tab_bytes()
+        } else {
+            0
+        };
+        3 * 48 + 3 * 3 * 48 + 3 * tab
+    }
+
+    /// The bytes of the calls held at once and the server's queue, as the estimate counts
+    /// them ([`Part::Calls`]).
+    pub fn in_flight_estimate(&self) -> u64 {
+        (Sat(self.calls_at_once()) * self.call_slot_bytes() + self.queued_at_most() * QUEUE_PLACE)
+            .to_u64()
+    }
+
+    /// Guards a call-loop run's calls in flight and server queue as it goes instead of
+    /// counting their worst case up front (every call retrying to the cap, an unlimited queue
+    /// keeping every abandoned attempt): the estimate then counts what a server that keeps up
+    /// holds ([`Scenario::calls_at_once`], [`Scenario::queued_at_most`]), and the run may
+    /// hold as many more bytes of them as the memory budget leaves beyond the whole estimate,
+    /// shared by the runs held at once; a run past that stops where it is
+    /// ([`crate::engine::Overload::in_flight`]) and is refused. Herd paths are left as they
+    /// are. `report` as for [`Scenario::memory_terms`].
+    pub fn guard_in_flight(&mut self, report: bool) {
+        if !self.run_spec(self.strategies[0]).uses_call_loop() {
+            return;
+        }
+        self.overload.in_flight = crate::engine::InFlightGuard {
+            bytes: 0,
+            per_call: self.call_slot_bytes() as u64,
+            per_place: QUEUE_PLACE as u64,
+        };
+        let estimate = self.memory_terms(report).total();
+        let runs = Sat::from(self.strategies.len()) * Sat::from(self.replicates);
+        let busy = Sat::from(self.threads.max(1)).min(runs).max(Sat(1));
+        let spare = Sat::from(self.memory_limit.saturating_sub(estimate)) / busy;
+        self.overload.in_flight.bytes = (Sat::from(self.in_flight_estimate()) + spare)
+            .to_u64()
+            .min(u64::MAX - 1);
     }
 
     /// Bytes of one call-loop run beyond its histograms, as (per process, calls in flight,
@@ -589,8 +671,7 @@ impl Scenario {
         // A process's generator, control and tab, and its pending start (48 B, three times
         // over as any event).
         let processes = Sat::from(self.clients) * (8 + control + tab + 3 * 48);
-        let calls = Sat(self.calls_at_once()) * (3 * 48 + 3 * 3 * 48 + 3 * tab)
-            + self.queued_at_most() * (3 * 32 + 3 * 48);
+        let calls = Sat::from(self.in_flight_estimate());
         let series = if self.overload.keep_windows {
             self.series_windows() * SERIES_ROW
         } else {

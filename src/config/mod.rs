@@ -97,6 +97,15 @@ pub enum ConfigError {
         /// The flags that shrink the largest part, or raise the budget.
         advice: String,
     },
+    /// The run's calls in flight and server queue grew past what the memory budget left
+    /// them ([`Scenario::guard_in_flight`]): the run stopped there.
+    #[error("this run outgrew the memory budget of {budget}: {held}; lower --rate or --duration, bound the queue (--queue), or raise --memory-limit")]
+    Outgrown {
+        /// The budget, human-readable.
+        budget: String,
+        /// When, what it held and what the estimate and the budget allowed, in words.
+        held: String,
+    },
     /// The run fits the budget but the system refused to set its estimated memory aside.
     #[error("this run needs an estimated {estimate}, which the system refused to allocate (--memory-limit {budget} allows it); {advice}")]
     Unavailable {

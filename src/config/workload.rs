@@ -475,6 +475,7 @@ impl ScenarioFile {
             keep_windows: true,
             // Laid by validation once the retries and the cap are known (`settle_load`).
             settle: SimDuration::ZERO,
+            in_flight: crate::engine::InFlightGuard::UNGUARDED,
         })
     }
 }

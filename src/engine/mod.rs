@@ -25,7 +25,7 @@ pub mod queue;
 pub mod work;
 
 pub use browser::Browser;
-pub use calls::{simulate_calls, Overload};
+pub use calls::{simulate_calls, InFlightGuard, Overload};
 pub use delay::{NetworkDelay, STUDY_NETWORK};
 pub use queue::{Event, EventQueue};
 pub use work::{Latency, Work};

@@ -139,6 +139,11 @@ impl Capacity {
         self.busy + self.waiting.len() as u64 - self.cancelled
     }
 
+    /// Places taken in the queue: waiting requests, cancelled ones not yet skipped included.
+    pub fn queued(&self) -> u64 {
+        self.waiting.len() as u64
+    }
+
     /// Requests in service.
     pub fn busy(&self) -> u64 {
         self.busy

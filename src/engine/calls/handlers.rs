@@ -75,6 +75,7 @@ impl<O: Observer> Loop<'_, O> {
             }
             None => {
                 self.calls.push(call);
+                self.guard_in_flight(now);
                 (self.calls.len() - 1) as u32
             }
         };
@@ -206,6 +207,21 @@ impl<O: Observer> Loop<'_, O> {
             .is_some_and(|service| service.as_nanos().saturating_add(job.back) < timeout.as_nanos())
     }
 
+    /// Stops the run ([`OverloadTally::outgrown`](crate::series::OverloadTally)) when its
+    /// call slots and queued requests are past what its guard allows.
+    #[inline]
+    pub(super) fn guard_in_flight(&mut self, now: SimTime) {
+        let guard = self.spec.overload.in_flight;
+        let places = match &self.server {
+            Server::Capacity(c) => c.queued(),
+            _ => 0,
+        };
+        let calls = self.calls.len() as u64;
+        if guard.outgrown(calls, places) {
+            self.totals.outgrown = Some((now, calls, places));
+        }
+    }
+
     pub(super) fn abandoned(calls: &[Call], job: &Job) -> bool {
         let call = &calls[job.call as usize];
         call.attempt != job.attempt || !call.outstanding
@@ -299,6 +315,7 @@ impl<O: Observer> Loop<'_, O> {
                 if !Self::abandoned(&self.calls, &job) {
                     self.calls[job.call as usize].phase = Phase::Waiting;
                 }
+                self.guard_in_flight(now);
             }
             Admission::Shed(hints) => self.refuse(now, window, job, hints, throttling),
         }

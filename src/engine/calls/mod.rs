@@ -72,7 +72,7 @@ mod tests;
 
 pub use deadline::DeadlinePropagation;
 pub use layers::{Layer, LayerCount, Layers};
-pub use overload::Overload;
+pub use overload::{InFlightGuard, Overload};
 pub use sticky::StickyFailures;
 
 use crate::engine::browser::{Reading, Tab, TabRules};
@@ -358,6 +358,9 @@ pub fn simulate_calls_observed<O: Observer>(spec: &RunSpec, trace: O) -> (Tally,
             Ev::Timeout { call, attempt } => run.timeout(now, call, attempt),
             Ev::Dropped { spent } => run.dropped(now, spent),
             Ev::Restart { call, layer } => run.restart(now, call, layer),
+        }
+        if run.totals.outgrown.is_some() {
+            break;
         }
     }
     let in_system = run.in_system();

@@ -40,6 +40,46 @@ pub struct Overload {
     /// How long calls keep starting after the last trigger ends ([`Overload::settle_load`]),
     /// so that the verdict ([`crate::series::verdict_rule`]) judges a load that went on.
     pub settle: SimDuration,
+    /// What the calls held at once and a capacity server's queue may take, from the memory
+    /// budget ([`crate::config::Scenario::guard_in_flight`]): a run past it stops there,
+    /// outgrown ([`crate::series::OverloadTally::outgrown`]). Unguarded by default, when the
+    /// estimate counts the worst case up front.
+    pub in_flight: InFlightGuard,
+}
+
+/// The bytes a call-loop run may hold in call slots and queued requests, each counted at
+/// the estimate's figure ([`InFlightGuard::UNGUARDED`] by default).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct InFlightGuard {
+    /// The bytes allowed (`u64::MAX`: unguarded).
+    pub bytes: u64,
+    /// Bytes a call slot is counted at, with its pending events.
+    pub per_call: u64,
+    /// Bytes a place in the server's queue is counted at, with its late answer's event.
+    pub per_place: u64,
+}
+
+impl InFlightGuard {
+    /// No guard: the estimate counted the worst case.
+    pub const UNGUARDED: InFlightGuard = InFlightGuard {
+        bytes: u64::MAX,
+        per_call: 0,
+        per_place: 0,
+    };
+
+    /// True when the run is guarded.
+    pub fn is_on(&self) -> bool {
+        self.bytes != u64::MAX
+    }
+
+    /// Whether `calls` slots and `places` queued requests are past the bytes allowed.
+    #[inline]
+    pub fn outgrown(&self, calls: u64, places: u64) -> bool {
+        calls
+            .saturating_mul(self.per_call)
+            .saturating_add(places.saturating_mul(self.per_place))
+            > self.bytes
+    }
 }
 
 impl Default for Overload {
@@ -56,6 +96,7 @@ impl Default for Overload {
             keep_windows: true,
             layers: Layers::default(),
             settle: SimDuration::ZERO,
+            in_flight: InFlightGuard::UNGUARDED,
         }
     }
 }
