@@ -149,7 +149,8 @@ fn validate_run(file: ScenarioFile, args: &RunArgs) -> anyhow::Result<ValidRun<'
     let dense = Format::from(args.format) == Format::Json
         || args.png.is_some()
         || args.svg.is_some()
-        || args.overload.series_out.is_some();
+        || args.overload.series_out.is_some()
+        || args.html.is_some();
     // Without them a call-loop run folds its windows as they close; an unlimited queue is
     // guarded as the run goes instead of counted at its worst.
     scenario.overload.keep_windows = dense;
