@@ -19,7 +19,7 @@ else
 fi
 scenario=(--server flaky --failure-rate 0.05 --outage 10s..40s --clients 100 --arrivals poisson
     --rate 1000/s --duration 60s --network-delay exp:10ms --strategy exponential --base 100ms
-    --retries 3 --format json)
+    --retries 3 --settle 20s --format json)
 # label | retry_percent | --budget
 rows=(
     "no budget|-|none"
