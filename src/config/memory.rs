@@ -558,7 +558,7 @@ impl Scenario {
     /// late answer pending: every call of a herd; for Poisson arrivals, the calls started
     /// within a span at the schedule's peak rate, plus ten standard deviations and 100 (as
     /// [`Scenario::call_bound`]), and never more than every call. The span is twice the
-    /// longest a call can last ([`Scenario::longest_call`]; its last timeout can be pending
+    /// longest a call can last (`Scenario::longest_call`; its last timeout can be pending
     /// that much longer); for a run guarded as it goes ([`Scenario::guard_in_flight`]), one
     /// attempt without a retry (a trip and the timeout or the longest service): a server
     /// that keeps up holds about that, and the guard stops a run that outgrows its budget.
@@ -623,7 +623,7 @@ impl Scenario {
     /// Guards a call-loop run's calls in flight and server queue as it goes instead of
     /// counting their worst case up front (every call retrying to the cap, an unlimited queue
     /// keeping every abandoned attempt): the estimate then counts what a server that keeps up
-    /// holds ([`Scenario::calls_at_once`], [`Scenario::queued_at_most`]), and the run may
+    /// holds ([`Scenario::calls_at_once`], `Scenario::queued_at_most`), and the run may
     /// hold as many more bytes of them as the memory budget leaves beyond the whole estimate,
     /// shared by the runs held at once; a run past that stops where it is
     /// ([`crate::engine::Overload::in_flight`]) and is refused. Herd paths are left as they
@@ -652,7 +652,7 @@ impl Scenario {
     /// three times over (a vector grown by doubling holds its old and new buffers at once),
     /// up to three pending events (its start, its arrival or completion, its timeout: 48 B
     /// each) three times over (the queue's partly filled blocks and re-filing), and a tab's
-    /// reading; per request the server can queue ([`Scenario::queued_at_most`]) its place
+    /// reading; per request the server can queue (`Scenario::queued_at_most`) its place
     /// (32 B) three times over and a late answer's event; the series (one `SeriesRow`, 104 B,
     /// a window of the horizon) when the run keeps its windows, else none.
     /// `tests/memory` measured 100 000 herd calls at 1.1× this.

@@ -160,7 +160,7 @@ impl Strategy {
 
     /// What the strategy's waits can exceed the cap by: nothing for herd-sim's own, whose
     /// waits the cap bounds; backon's jitter adds to a capped wait
-    /// ([`crate::adapters::backon::longest_wait`]). The up-front estimates add it.
+    /// (`adapters::backon::longest_wait`, feature `backon`). The up-front estimates add it.
     pub fn beyond_cap(self, backoff: &Backoff) -> SimDuration {
         match self {
             #[cfg(feature = "backon")]

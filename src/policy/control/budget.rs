@@ -26,7 +26,7 @@
 //!   ⌊1000 / (percent/100)⌋ when the balance, the deposits of the last `ttl` (a
 //!   [`Windowed`] sum) plus a reserve of `min_per_s × ttl × withdrawal`, covers it.
 //! - **tower-tps** (cargo feature `tower`): not a model but tower's own `TpsBudget`, run on
-//!   simulated time by [`crate::adapters::tower`]; every call deposits, a retry withdraws.
+//!   simulated time by `adapters::tower` (feature `tower`); every call deposits, a retry withdraws.
 
 use crate::time::{SimDuration, SimTime};
 
