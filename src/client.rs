@@ -4,7 +4,7 @@
 //! [`SystemClock`] — `std::time::Instant` — in production). Both call exactly the code the
 //! simulator runs ([`Policy::decide`], [`ProcessControl`]) in the call loop's order, with the
 //! simulator's generator, so a service can ship the policy it simulated; `examples/client.rs`
-//! retries real HTTP calls to a local server through them.
+//! (feature `async-example`) retries real HTTP calls on tokio to a local server through them.
 //!
 //! A [`Guard`] is one client process's state (the simulator keeps one per process): wrap it in
 //! a `Mutex` to share it between threads.
