@@ -663,7 +663,9 @@ pub fn verdict_rule(hold: SimDuration, settle: SimDuration) -> String {
     format!(
         "collapsed unless the run reaches and keeps the recovered state: calls keep starting \
          for at least {settle} after the last trigger ends (the settle: by default the longest a \
-         call can last, (retries + 1) x timeout + retries x cap, plus the hold), and from some \
+         call can last, (retries + 1) x timeout + retries x cap, each retry layer around the policy \
+         repeating that call 1 + its retries times with its cap between, plus the hold), and \
+         from some \
          window W at or after that end to the end of the load, every stretch of the recovery \
          hold ({hold}) of consecutive windows with answers has at most 10% timeouts and \
          refusals among them, the first such stretch after the last that has more starting at \

@@ -339,7 +339,8 @@ pub struct OverloadArgs {
     #[arg(long, value_name = "DURATION", value_parser = parse_duration_arg, allow_hyphen_values = true)]
     pub recovery_hold: Option<SimDuration>,
     /// How long calls keep starting after the last trigger ends, at least, for the collapse
-    /// verdict [default: (retries + 1) x timeout + retries x cap + the recovery hold].
+    /// verdict [default: (retries + 1) x timeout + retries x cap, repeated by each --layer
+    /// around it (1 + its retries times, its cap between), + the recovery hold].
     #[arg(long, value_name = "DURATION", value_parser = parse_duration_arg, allow_hyphen_values = true)]
     pub settle: Option<SimDuration>,
 }

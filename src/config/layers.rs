@@ -231,6 +231,43 @@ mod tests {
     }
 
     #[test]
+    fn the_default_settle_counts_every_layers_retries_and_caps() {
+        // Timeout 1 s, the run's own policy 2 retries with a 3 s cap: its call lasts at most
+        // 3 x 1 + 2 x 3 = 9 s. A layer of 1 retry and a 10 s cap around it: 2 x 9 + 10 = 28 s;
+        // another of 2 retries and a 4 s cap around that: 3 x 28 + 2 x 4 = 92 s. The settle
+        // adds the 5 s hold, and Poisson calls keep starting until the outage's end (20 s)
+        // plus the settle.
+        let base = "arrivals = \"poisson\"\nrate = \"5/s\"\nduration = \"30s\"\n\
+                    outage = \"10s..20s\"\ntimeout = \"1s\"\nstrategy = \"fixed\"\n\
+                    base = \"3s\"\ncap = \"3s\"\nretries = 2\n\
+                    [server]\nmodel = \"capacity\"\nworkers = 4\n";
+        let inner = "[[layer]]\nstrategy = \"fixed\"\nbase = \"10s\"\ncap = \"10s\"\nretries = 1\n";
+        let outer = "[[layer]]\nstrategy = \"fixed\"\nbase = \"4s\"\ncap = \"4s\"\nretries = 2\n";
+        for (layers, settle) in [
+            (String::new(), 9 + 5),
+            (inner.to_string(), 28 + 5),
+            (format!("{outer}{inner}"), 92 + 5),
+        ] {
+            let scenario = ScenarioFile::parse(&format!("{base}{layers}"), Some("toml"))
+                .unwrap()
+                .validate()
+                .unwrap();
+            assert_eq!(
+                scenario.overload.settle,
+                SimDuration::from_secs(settle),
+                "{layers}"
+            );
+            let crate::workload::Arrivals::Poisson(schedule) = &scenario.overload.arrivals else {
+                panic!("poisson");
+            };
+            assert_eq!(
+                schedule.end,
+                SimTime::ZERO + SimDuration::from_secs(20 + settle)
+            );
+        }
+    }
+
+    #[test]
     fn a_spec_reads_as_the_same_keys_a_file_takes() {
         let spec: LayerFile = "strategy=naive retries=3 base=10ms retry-probability=0.5 budget=token-bucket:scope=global"
             .parse()

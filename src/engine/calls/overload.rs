@@ -124,19 +124,34 @@ impl Overload {
 
 impl Overload {
     /// The settle by default: long enough for the retries of every call started at the last
-    /// trigger's end to play out, whatever the policy, and then the recovery hold:
-    /// `(retries + 1) × timeout + retries × cap + hold`. Every strategy waits at most `cap`
-    /// between attempts (retry controls only take retries away); without a timeout an attempt
-    /// is not bounded by the client, and the timeouts count zero.
+    /// trigger's end to play out, whatever the policy, and then the recovery hold: the longest
+    /// a call can last ([`Overload::longest_call`]) plus the hold.
     pub fn default_settle(&self, retries: u32, cap: SimDuration) -> SimDuration {
-        let timeout = self.timeout.unwrap_or(SimDuration::ZERO).as_nanos();
-        let tries = u64::from(retries) + 1;
         SimDuration(
-            timeout
-                .saturating_mul(tries)
-                .saturating_add(cap.as_nanos().saturating_mul(u64::from(retries)))
+            self.longest_call(retries, cap)
+                .as_nanos()
                 .saturating_add(self.recovery_hold.as_nanos()),
         )
+    }
+
+    /// The longest a call can last from its start, whatever the policy: the run's own policy
+    /// (`retries` and `cap`, the innermost layer) makes `(retries + 1) × timeout + retries ×
+    /// cap`, and each retry layer around it, from the innermost out, repeats the call below it
+    /// `1 + its retries` times with its own cap between: `(r + 1) × below + r × cap`. Every
+    /// strategy waits at most its cap between attempts (retry controls only take retries
+    /// away); without a timeout an attempt is not bounded by the client, and the timeouts
+    /// count zero. Saturating.
+    pub fn longest_call(&self, retries: u32, cap: SimDuration) -> SimDuration {
+        let timeout = self.timeout.unwrap_or(SimDuration::ZERO).as_nanos();
+        let call = |below: u64, retries: u32, cap: SimDuration| {
+            below
+                .saturating_mul(u64::from(retries) + 1)
+                .saturating_add(cap.as_nanos().saturating_mul(u64::from(retries)))
+        };
+        let inner = call(timeout, retries, cap);
+        SimDuration(self.layers.outer.iter().rev().fold(inner, |below, layer| {
+            call(below, layer.policy.max_retries, layer.policy.backoff.cap)
+        }))
     }
 
     /// Sets the settle of a run with a trigger (without one there is no verdict, and the
