@@ -565,9 +565,33 @@ fn tune(args: TuneArgs) -> anyhow::Result<()> {
         threads,
         args.max_requests.unwrap_or(DEFAULT_MAX_REQUESTS),
     )?;
+    let axes = herd_sim::chart::frontier::FrontierAxes {
+        x: args.chart_x.clone(),
+        y: args.chart_y.clone(),
+    };
+    let mut charts = Vec::new();
+    for (path, flag, format) in [
+        (&args.png, "--png", ImageFormat::Png),
+        (&args.svg, "--svg", ImageFormat::Svg),
+    ] {
+        if let Some(path) = path {
+            ImageFormat::for_output(flag, path, &[format])?;
+            charts.push((flag, path.as_path(), format));
+        }
+    }
+    if !charts.is_empty() {
+        axes.resolve(tuner.file())?;
+    }
+    distinct_outputs(
+        std::iter::once(("--out", args.out.as_path())).chain(charts.iter().map(|c| (c.0, c.1))),
+    )?;
     let note = check_work(tuner.work_estimate(), "tune", args.yes)?;
     let pool = sweep::thread_pool(Some(threads))?;
     let out = create_output(&args.out)?;
+    let chart_outs = charts
+        .iter()
+        .map(|&(_, path, format)| Ok((create_output(path)?, format)))
+        .collect::<anyhow::Result<Vec<_>>>()?;
     if let Some(note) = note {
         eprintln!("note: {note}");
     }
@@ -579,7 +603,46 @@ fn tune(args: TuneArgs) -> anyhow::Result<()> {
         TuneFormat::Json => report.to_json(),
         TuneFormat::Table => report.to_text().into_bytes(),
     };
-    commit(out, &bytes)
+    // Every chart is drawn before anything is written, so a failure leaves nothing behind.
+    let drawn = chart_outs
+        .into_iter()
+        .map(|(file, format)| {
+            let chart = herd_sim::chart::frontier::FrontierChart::from_report(&report, &axes)?;
+            Ok((file, chart.render(format, args.chart_size)?))
+        })
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    commit(out, &bytes)?;
+    for (file, bytes) in drawn {
+        commit(file, &bytes)?;
+    }
+    Ok(())
+}
+
+/// Refuses two outputs of one command that name the same file or both standard output (a
+/// device such as `/dev/null` may take several).
+fn distinct_outputs<'a>(
+    outputs: impl Iterator<Item = (&'static str, &'a std::path::Path)>,
+) -> anyhow::Result<()> {
+    let mut taken: Vec<(&str, OutputTarget)> = Vec::new();
+    for (flag, path) in outputs {
+        let this =
+            OutputTarget::of(path).with_context(|| format!("cannot write {}", path.display()))?;
+        if let Some((other, _)) = taken
+            .iter()
+            .find(|(_, t)| t.same_as(&this) && !matches!(t, OutputTarget::Special(_)))
+        {
+            return Err(ConfigError::Invalid {
+                field: flag,
+                value: path.display().to_string(),
+                accepted: format!(
+                    "{other} writes there too; accepted: a path no other output names"
+                ),
+            }
+            .into());
+        }
+        taken.push((flag, this));
+    }
+    Ok(())
 }
 
 /// `herd-sim merge`: the shards of one sweep into the file one machine writes.

@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
+use herd_sim::chart::ChartSize;
 
 use super::values::*;
 
@@ -30,6 +31,28 @@ pub struct TuneArgs {
     /// Output file, or `-` for stdout; written whole once the search ends.
     #[arg(long, value_name = "PATH", default_value = "-")]
     pub out: PathBuf,
+
+    /// Also draw the frontier as a PNG scatter of two terms (--chart-x, --chart-y), the
+    /// recommended point ringed, each frontier point's 95 % intervals as error bars.
+    #[arg(long, value_name = "PATH")]
+    pub png: Option<PathBuf>,
+
+    /// The same chart as SVG.
+    #[arg(long, value_name = "PATH")]
+    pub svg: Option<PathBuf>,
+
+    /// The chart's x axis: a term of the objectives or constraints (`amplification@flaky`,
+    /// `retries`) [default: the first objective].
+    #[arg(long, value_name = "TERM")]
+    pub chart_x: Option<String>,
+
+    /// The chart's y axis [default: the next objective, else the first constraint's term].
+    #[arg(long, value_name = "TERM")]
+    pub chart_y: Option<String>,
+
+    /// The chart's size in pixels [default: 1000x700].
+    #[arg(long, value_name = "WxH", value_parser = parse_chart_size)]
+    pub chart_size: Option<ChartSize>,
 
     /// Worker threads, 1 to 1024 [default: all cores]. The output never depends on it.
     #[arg(long, value_name = "N", value_parser = parse_threads)]

@@ -284,3 +284,148 @@ fn successive_halving_keeps_the_best_and_adds_seeds_to_them_alone() {
     assert_eq!(report["recommended"]["budget.max_tokens"], 10, "{report}");
     assert_eq!(report["frontier"][0]["seeds"], 8);
 }
+
+/// The circles of an SVG as `(cx, cy, r, fill)`.
+fn svg_circles(svg: &str) -> Vec<(f64, f64, u32, String)> {
+    let attr = |tag: &str, name: &str| {
+        let key = format!(" {name}=\"");
+        let at = tag.find(&key).unwrap() + key.len();
+        tag[at..at + tag[at..].find('"').unwrap()].to_string()
+    };
+    svg.split("<circle")
+        .skip(1)
+        .map(|tag| {
+            (
+                attr(tag, "cx").parse().unwrap(),
+                attr(tag, "cy").parse().unwrap(),
+                attr(tag, "r").parse().unwrap(),
+                attr(tag, "fill"),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn the_frontier_chart_puts_each_point_at_its_means_and_rings_the_recommended_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = two_scenarios(dir.path(), TWO_SCENARIOS);
+    let outputs = |threads: &str| {
+        let (svg, png) = (
+            dir.path().join(format!("f{threads}.svg")),
+            dir.path().join(format!("f{threads}.png")),
+        );
+        let json = herd_sim_ok(&[
+            "tune",
+            "--config",
+            &config,
+            "--format",
+            "json",
+            "--threads",
+            threads,
+            "--svg",
+            svg.to_str().unwrap(),
+            "--png",
+            png.to_str().unwrap(),
+        ]);
+        (
+            json,
+            std::fs::read_to_string(svg).unwrap(),
+            std::fs::read(png).unwrap(),
+        )
+    };
+    let (json, svg, png) = outputs("1");
+    assert_eq!((json.clone(), svg.clone(), png.clone()), outputs("2"));
+    assert!(png.starts_with(b"\x89PNG\r\n\x1a\n"));
+    let report: serde_json::Value = serde_json::from_slice(&json).unwrap();
+    // x: the first objective, y: the second, at their means.
+    let means: Vec<(f64, f64)> = report["frontier"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            let o = &p["objectives"];
+            (
+                o["amplification@down"]["mean"].as_f64().unwrap(),
+                o["goodput_pct@flaky"]["mean"].as_f64().unwrap(),
+            )
+        })
+        .collect();
+    let circles = svg_circles(&svg);
+    // Frontier points: radius 5, blue, in the frontier's (grid) order.
+    let front: Vec<_> = circles.iter().filter(|c| c.2 == 5).collect();
+    assert_eq!(front.len(), means.len(), "{svg}");
+    assert!(means.len() >= 2);
+    // The axes are linear: the pixels of any point follow from the two extreme ones (x
+    // rightwards, y upwards), within the rounding to whole pixels.
+    let (lo, hi) = (0, means.len() - 1);
+    let px = |x: f64| {
+        front[lo].0 + (front[hi].0 - front[lo].0) * (x - means[lo].0) / (means[hi].0 - means[lo].0)
+    };
+    let py = |y: f64| {
+        front[lo].1 + (front[hi].1 - front[lo].1) * (y - means[lo].1) / (means[hi].1 - means[lo].1)
+    };
+    for (c, &(x, y)) in front.iter().zip(&means) {
+        assert!(
+            (c.0 - px(x)).abs() <= 2.0 && (c.1 - py(y)).abs() <= 2.0,
+            "{c:?} at ({x}, {y})"
+        );
+    }
+    assert_eq!(
+        (front[hi].0 > front[lo].0),
+        (means[hi].0 > means[lo].0),
+        "x grows rightwards"
+    );
+    assert_eq!(
+        (front[hi].1 < front[lo].1),
+        (means[hi].1 > means[lo].1),
+        "y grows upwards"
+    );
+    // One ring, around the recommended point's frontier circle.
+    let rings: Vec<_> = circles.iter().filter(|c| c.2 == 11).collect();
+    assert_eq!(rings.len(), 1, "{svg}");
+    let chosen = report["frontier"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .position(|p| p["params"] == report["recommended"])
+        .unwrap();
+    assert_eq!((rings[0].0, rings[0].1), (front[chosen].0, front[chosen].1));
+    // Every other candidate is drawn too: eight in all.
+    assert_eq!(circles.iter().filter(|c| c.2 == 3).count() + front.len(), 8);
+}
+
+#[test]
+fn a_chart_flag_that_cannot_be_drawn_is_one_line_before_anything_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = two_scenarios(dir.path(), TWO_SCENARIOS);
+    let out_path = dir.path().join("out.json");
+    std::fs::create_dir_all(dir.path().join("one")).unwrap();
+    let one_objective = two_scenarios(
+        &dir.path().join("one"),
+        &TWO_SCENARIOS
+            .replace("constraints = [\"goodput_pct@flaky >= 50\"]", "")
+            .replace("maximize = [\"goodput_pct@flaky\"]", ""),
+    );
+    for (args, needle) in [
+        (vec!["--svg", "f.svg", "--chart-x", "peak@down"], "invalid --chart-x: peak@down; accepted: a term of the tune file's objectives or constraints: amplification@down, goodput_pct@flaky"),
+        (vec!["--svg", "f.svg", "--chart-x", "goodput_pct@flaky", "--chart-y", "goodput_pct@flaky"], "--chart-y"),
+        (vec!["--png", "f.svg"], "--png"),
+        (vec!["--png", "f", "--svg", "f"], "--png writes there too"),
+        (vec!["--svg", "f.svg", "ONE"], "invalid --png/--svg: (the tune file's terms: amplification@down); accepted: a tune file with two terms at least"),
+    ] {
+        let out = herd_sim()
+            .current_dir(dir.path())
+            .args(["tune", "--config"])
+            .arg(if args.contains(&"ONE") { &one_objective } else { &config })
+            .arg("--out")
+            .arg(&out_path)
+            .args(args.iter().filter(|a| **a != "ONE"))
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+        assert!(stderr.starts_with("error: ") && stderr.contains(needle), "{needle}: {stderr}");
+        assert!(!out_path.exists() && !dir.path().join("f.svg").exists(), "{args:?}");
+    }
+}
