@@ -315,6 +315,14 @@ pub struct OverloadArgs {
     #[arg(long, value_name = "FROM..TO@FACTOR", value_parser = parse_text::<IntervalText>, allow_hyphen_values = true)]
     pub degrade: Vec<IntervalText>,
 
+    /// Poisson: closed-loop clients with at most K calls in flight each; a client's first arrival starts K calls, then each call that ends starts the next after --think-time, until --duration ends the load.
+    #[arg(long, value_name = "K", value_parser = parse_whole_u32)]
+    pub in_flight: Option<u32>,
+
+    /// With --in-flight: the wait after a call ends before its client's next, e.g. 10ms, exp:10ms, uniform:5ms..15ms [default: 0s].
+    #[arg(long, value_name = "DIST", value_parser = parse_text::<DistText>, allow_hyphen_values = true)]
+    pub think_time: Option<DistText>,
+
     /// Any server: the fraction of client processes whose every attempt fails, e.g. 0.2 [default: 0].
     #[arg(long, value_name = "F", value_parser = parse_number, allow_hyphen_values = true)]
     pub sticky_failures: Option<f64>,
@@ -429,6 +437,8 @@ impl RunArgs {
             sticky_failures: o.sticky_failures,
             jitter_order: self.jitter_order.clone(),
             deadline_propagation: o.deadline_propagation,
+            in_flight: o.in_flight,
+            think_time: o.think_time,
             bin: self.bin,
             seed: self.seed,
             memory_limit: self.memory_limit,

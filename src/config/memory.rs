@@ -429,6 +429,9 @@ impl Scenario {
     /// the expected count plus ten standard deviations (a Poisson count's sd is its square
     /// root) and 100, beyond which the estimate is off with probability below 10^-20.
     pub fn call_bound(&self) -> u128 {
+        if let Some(bound) = self.closed_call_bound() {
+            return bound;
+        }
         match &self.overload.arrivals {
             Arrivals::Herd => u128::from(self.clients),
             Arrivals::Poisson(s) => {
@@ -564,6 +567,10 @@ impl Scenario {
     /// that keeps up holds about that, and the guard stops a run that outgrows its budget.
     pub fn calls_at_once(&self) -> u128 {
         let all = self.call_bound();
+        if let Some(closed) = &self.overload.closed {
+            // Slots are reused: never more than K a process.
+            return (u128::from(self.clients) * u128::from(closed.in_flight)).min(all);
+        }
         match &self.overload.arrivals {
             Arrivals::Herd => all,
             Arrivals::Poisson(s) => {

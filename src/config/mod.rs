@@ -23,6 +23,7 @@
 
 mod browser;
 mod client;
+mod closed_loop;
 mod layers;
 mod memory;
 mod output;
@@ -299,6 +300,10 @@ pub struct ScenarioFile {
     /// The fraction of a service a capacity server spends dropping a request whose deadline
     /// cannot be met (`--deadline-propagation`).
     pub deadline_propagation: Option<f64>,
+    /// Closed-loop clients: the calls a client process has in flight at most (`--in-flight`).
+    pub in_flight: Option<u32>,
+    /// Closed-loop clients: the wait after a call ends before the next (`--think-time`).
+    pub think_time: Option<DistText>,
     /// Histogram window (`--bin`).
     pub bin: Option<SimDuration>,
     /// Master seed (`--seed`).
@@ -407,6 +412,8 @@ impl ScenarioFile {
             sticky_failures: over.sticky_failures.or(self.sticky_failures),
             jitter_order: over.jitter_order.or(self.jitter_order),
             deadline_propagation: over.deadline_propagation.or(self.deadline_propagation),
+            in_flight: over.in_flight.or(self.in_flight),
+            think_time: over.think_time.or(self.think_time),
             bin: over.bin.or(self.bin),
             seed: over.seed.or(self.seed),
             memory_limit: over.memory_limit.or(self.memory_limit),
@@ -647,6 +654,7 @@ impl ScenarioFile {
             preset,
             threads: threads.unwrap_or_else(default_threads).max(1),
         };
+        scenario.check_closed_loop()?;
         Ok(scenario)
     }
 }

@@ -445,6 +445,7 @@ impl ScenarioFile {
             Some(c) => DeadlinePropagation { cost: Some(c) },
         };
         Ok(Overload {
+            closed: self.closed_loop(&arrivals)?,
             layers: self.layers(server)?,
             deadlines,
             arrivals,

@@ -6,6 +6,7 @@ mod boundary;
 mod browser;
 mod budgets;
 mod charts;
+mod closed_loop;
 mod cmd;
 mod control;
 mod core;

@@ -10,6 +10,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 mod aggregate;
+mod closed;
 mod estimate;
 mod flat;
 mod merge;

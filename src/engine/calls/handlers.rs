@@ -49,6 +49,9 @@ impl<O: Observer> Loop<'_, O> {
     }
 
     pub(super) fn start_call(&mut self, now: SimTime, process: u32) {
+        if let Some(c) = &mut self.closed {
+            c.started(process);
+        }
         self.totals.calls += 1;
         self.series.counts().calls_started += 1;
         let call = Call {
@@ -109,7 +112,7 @@ impl<O: Observer> Loop<'_, O> {
                 self.reject_locally(now, slot);
             }
         }
-        if let Arrivals::Poisson(schedule) = &self.spec.overload.arrivals {
+        if let (Arrivals::Poisson(schedule), None) = (&self.spec.overload.arrivals, &self.closed) {
             let rng = &mut self.rngs[process as usize];
             if let Some(next) = schedule.next_start(now, self.spec.clients, rng) {
                 self.push(next, Ev::Start { process });
@@ -391,6 +394,7 @@ impl<O: Observer> Loop<'_, O> {
                     self.layers_succeeded(now, slot);
                 }
                 self.free.push(slot);
+                self.call_over(now, process);
             }
             Answer::Refused {
                 retry_after,
@@ -511,6 +515,19 @@ impl<O: Observer> Loop<'_, O> {
         self.tally.gave_up += 1;
         self.tally.finish(now, process, false);
         self.free.push(slot);
+        self.call_over(now, process);
+    }
+
+    /// A call of `process` is over, its slot freed: a closed-loop client starts its next
+    /// one after a think time drawn from its stream.
+    #[inline]
+    fn call_over(&mut self, now: SimTime, process: u32) {
+        if let Some(c) = &mut self.closed {
+            let rng = &mut self.rngs[process as usize];
+            if let Some(next) = c.ended(now, process, |d| d.draw(rng)) {
+                self.push(next, Ev::Start { process });
+            }
+        }
     }
 
     pub(super) fn timeout(&mut self, now: SimTime, slot: u32, attempt: u32) {

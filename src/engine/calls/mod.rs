@@ -59,6 +59,9 @@
 //! `attempts = succeeded + timed_out + refused` (+ attempts dropped unread by a cancelling
 //! server, which are timed out first).
 
+mod closed;
+#[cfg(test)]
+mod closed_tests;
 mod deadline;
 mod handlers;
 mod layers;
@@ -70,6 +73,7 @@ mod tabs;
 #[cfg(test)]
 mod tests;
 
+pub use closed::ClosedLoop;
 pub use deadline::DeadlinePropagation;
 pub use layers::{Layer, LayerCount, Layers};
 pub use overload::{InFlightGuard, Overload};
@@ -221,6 +225,8 @@ struct Loop<'a, O = NoTrace> {
     traced: Traced,
     /// The layers above the run's policy, when it has any.
     layered: Option<layers::LayerRun>,
+    /// Each process's calls in flight, for closed-loop clients.
+    closed: Option<closed::ClientLoops>,
 }
 
 /// What the call loop keeps for a trace only: each process's calls started, and each call
@@ -324,6 +330,12 @@ pub fn simulate_calls_observed<O: Observer>(spec: &RunSpec, trace: O) -> (Tally,
             slots: Vec::new(),
         },
         layered: layers::LayerRun::new(&overload.layers, spec.clients),
+        closed: match (&overload.closed, &overload.arrivals) {
+            (Some(rule), Arrivals::Poisson(s)) => {
+                Some(closed::ClientLoops::new(*rule, s.end, spec.clients))
+            }
+            _ => None,
+        },
     };
     for process in 0..spec.clients {
         let first = match &overload.arrivals {
@@ -333,7 +345,11 @@ pub fn simulate_calls_observed<O: Observer>(spec: &RunSpec, trace: O) -> (Tally,
             }
         };
         if let Some(t) = first {
-            run.push(t, Ev::Start { process });
+            // A closed-loop client starts its K calls at its first arrival.
+            let calls = run.closed.as_ref().map_or(1, |c| c.first_calls());
+            for _ in 0..calls {
+                run.push(t, Ev::Start { process });
+            }
         }
     }
     let mut events = 0u64;
@@ -359,9 +375,21 @@ pub fn simulate_calls_observed<O: Observer>(spec: &RunSpec, trace: O) -> (Tally,
             Ev::Dropped { spent } => run.dropped(now, spent),
             Ev::Restart { call, layer } => run.restart(now, call, layer),
         }
+        #[cfg(test)]
+        if let Some(c) = &run.closed {
+            let processes: Vec<u32> = run.calls.iter().map(|c| c.process).collect();
+            let live = closed::check_in_flight(&processes, &run.free, spec.clients, c.cap());
+            for (p, &n) in live.iter().enumerate() {
+                assert_eq!(n, c.of(p as u32), "process {p}'s count of calls in flight");
+            }
+        }
         if run.totals.outgrown.is_some() {
             break;
         }
+    }
+    #[cfg(test)]
+    if let Some(c) = &run.closed {
+        closed::LAST_PEAK.with(|p| p.set(c.peak));
     }
     let in_system = run.in_system();
     let mut totals = run.totals;

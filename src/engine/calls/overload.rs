@@ -7,7 +7,7 @@ use crate::workload::Arrivals;
 
 use crate::engine::NetworkDelay;
 
-use super::{DeadlinePropagation, Layers, StickyFailures};
+use super::{ClosedLoop, DeadlinePropagation, Layers, StickyFailures};
 
 /// What the call loop adds to a run: arrivals, timeouts, network delay, triggers and the
 /// series. The default adds nothing (a herd, no timeout, no delay, no trigger).
@@ -37,6 +37,9 @@ pub struct Overload {
     pub keep_windows: bool,
     /// The retry layers above the run's own policy (none by default).
     pub layers: Layers,
+    /// Closed-loop clients: at most K calls in flight a process, each next call after a
+    /// think time (open loop by default).
+    pub closed: Option<ClosedLoop>,
     /// How long calls keep starting after the last trigger ends ([`Overload::settle_load`]),
     /// so that the verdict ([`crate::series::verdict_rule`]) judges a load that went on.
     pub settle: SimDuration,
@@ -95,6 +98,7 @@ impl Default for Overload {
             deadlines: DeadlinePropagation::default(),
             keep_windows: true,
             layers: Layers::default(),
+            closed: None,
             settle: SimDuration::ZERO,
             in_flight: InFlightGuard::UNGUARDED,
         }
@@ -207,6 +211,9 @@ impl Overload {
                         at(spike.to),
                         spike.rate
                     ));
+                }
+                if let Some(closed) = &self.closed {
+                    text.push_str(&format!("; {}", closed.describe()));
                 }
                 text
             }

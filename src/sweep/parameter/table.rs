@@ -46,7 +46,7 @@ fn server_file(file: &mut ScenarioFile) -> &mut crate::config::ServerFile {
 /// Every parameter a sweep can vary, in grid order: the first varies slowest, the last
 /// fastest (docs/sweeps-and-clusters.md lists them). Strategy comes first so that a sweep's rows group by
 /// strategy.
-pub static PARAMETERS: [Parameter; 45] = [
+pub static PARAMETERS: [Parameter; 47] = [
     Parameter {
         name: "strategy",
         column: "strategy",
@@ -513,6 +513,33 @@ pub static PARAMETERS: [Parameter; 45] = [
         help: "The fraction of client processes whose every attempt fails, e.g. 0,0.1,0.2",
         set: |f, v| f.sticky_failures = Some(v.decimal()),
         get: |s| s.overload.sticky.fraction.to_string(),
+    },
+    Parameter {
+        name: "in-flight",
+        column: "in_flight",
+        kind: Kind::Whole,
+        needs: Needs::Nothing,
+        // Points along it share their dice (each client's first arrival), and configs
+        // without it keep their seeds.
+        label: false,
+        help: "Poisson: closed-loop clients with at most K calls in flight each, e.g. 1,2,4",
+        set: |f, v| f.in_flight = Some(u32_of(v)),
+        get: |s| s.overload.closed.map_or(String::new(), |c| c.in_flight.to_string()),
+    },
+    Parameter {
+        name: "think-time",
+        column: "think_time_s",
+        kind: Kind::Duration,
+        needs: Needs::Nothing,
+        label: false,
+        help: "With --in-flight: a fixed wait after a call ends before its client's next, e.g. 0s,10ms,100ms",
+        set: |f, v| f.think_time = Some(DistText(Dist::Fixed(v.duration()))),
+        get: |s| match s.overload.closed.map(|c| c.think) {
+            Some(Dist::Fixed(d)) => seconds(d),
+            // Only a base scenario can set a random think time; written as configs write it.
+            Some(other) => other.to_string(),
+            None => String::new(),
+        },
     },
     Parameter {
         name: "layer-retries",

@@ -1,0 +1,197 @@
+//! Closed-loop clients through the binary: the semantics against the rate and duration,
+//! open against closed loop on one server (Brooker 2023), bad input, and a sweep over K.
+
+use crate::{herd_sim, refused_in_one_line};
+
+const SERVER: [&str; 8] = [
+    "--server",
+    "capacity",
+    "--workers",
+    "1",
+    "--service-time",
+    "exp:100ms",
+    "--strategy",
+    "naive",
+];
+
+fn json(args: &[&str]) -> serde_json::Value {
+    let out = herd_sim()
+        .args(args)
+        .args(["--format", "json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    v["results"][0].clone()
+}
+
+#[test]
+fn bad_closed_loops_are_refused_in_one_line() {
+    let poisson = [
+        "--arrivals",
+        "poisson",
+        "--rate",
+        "10/s",
+        "--duration",
+        "10s",
+    ];
+    let with = |extra: &[&'static str]| {
+        let mut a: Vec<&str> = poisson.to_vec();
+        a.extend_from_slice(extra);
+        a
+    };
+    for (args, says) in [
+        (
+            with(&["--in-flight", "0", "--think-time", "1s"]),
+            "--in-flight: 0",
+        ),
+        (vec!["--in-flight", "2"], "--arrivals poisson"),
+        (with(&["--think-time", "1s"]), "--think-time"),
+        (with(&["--in-flight", "1"]), "think time of positive mean"),
+        (
+            with(&[
+                "--in-flight",
+                "1",
+                "--think-time",
+                "1s",
+                "--spike",
+                "2s..3s@20/s",
+            ]),
+            "without --spike",
+        ),
+        (
+            with(&["--in-flight", "1", "--think-time", "1s", "--hidden", "0.5"]),
+            "browser tabs",
+        ),
+        (
+            with(&[
+                "--in-flight",
+                "1",
+                "--think-time",
+                "exp:0s",
+                "--breaker",
+                "retries",
+                "--latency",
+                "10ms",
+            ]),
+            "think time of positive mean",
+        ),
+        (with(&["--in-flight", "-1"]), "--in-flight"),
+        (
+            with(&["--in-flight", "1", "--think-time", "soon"]),
+            "--think-time",
+        ),
+    ] {
+        let e = refused_in_one_line(&args);
+        assert!(e.contains(says), "{args:?}: {e}");
+    }
+}
+
+#[test]
+fn a_round_trip_lets_a_closed_loop_think_for_no_time() {
+    // One process, K = 1, no think time, a fixed 100 ms round trip against a server that
+    // answers at once: a call every 100 ms from its first arrival t0, starting while
+    // t0 + 0.1 j < 10 s. The first arrival is Exp(1 ms) (rate 1000/s), below 100 ms but with
+    // probability e^-100, so j = 0..99: 100 calls.
+    let r = json(&[
+        "--clients",
+        "1",
+        "--arrivals",
+        "poisson",
+        "--rate",
+        "1000/s",
+        "--duration",
+        "10s",
+        "--in-flight",
+        "1",
+        "--latency",
+        "100ms",
+        "--server",
+        "flaky",
+        "--failure-rate",
+        "0",
+    ]);
+    let calls = r["calls"].as_u64().unwrap();
+    assert_eq!(calls, 100);
+    assert_eq!(r["attempts"].as_u64(), Some(calls));
+}
+
+#[test]
+fn open_and_closed_loops_on_one_server_follow_their_closed_forms() {
+    // One worker of Exp(100 ms) at 80 % busy. Open: Poisson 8/s, M/M/1, sojourn Exp with
+    // mean S/(1 − ρ) = 0.5 s, p99 0.5 ln 100 = 2.303 s. Closed: 10 clients thinking
+    // Exp(968.5 ms), M/M/1//10 (p_0 = 0.2): mean response N/X − Z = 0.2815 s, p99 1.032 s
+    // (by the arrival theorem, an arriving call finds the 9-client system's p_n and waits
+    // n + 1 services, an Erlang mixture). 2000 s each, five seeds pooled.
+    let base = [
+        "--clients",
+        "10",
+        "--arrivals",
+        "poisson",
+        "--rate",
+        "8/s",
+        "--duration",
+        "2000s",
+    ];
+    let (mut open, mut closed) = ((0.0, 0.0, 0.0), (0.0, 0.0, 0.0));
+    for seed in ["1", "2", "3", "4", "5"] {
+        let mut args: Vec<&str> = base.to_vec();
+        args.extend_from_slice(&SERVER);
+        args.extend_from_slice(&["--seed", seed]);
+        let o = json(&args);
+        args.extend_from_slice(&["--in-flight", "1", "--think-time", "exp:968.5ms"]);
+        let c = json(&args);
+        for (sum, r) in [(&mut open, o), (&mut closed, c)] {
+            sum.0 += r["latency_mean_s"].as_f64().unwrap() / 5.0;
+            sum.1 += r["latency_p99_s"].as_f64().unwrap() / 5.0;
+            sum.2 += r["calls"].as_f64().unwrap() / 5.0;
+        }
+    }
+    let near = |got: f64, want: f64, rel: f64| (got / want - 1.0).abs() <= rel;
+    assert!(near(open.0, 0.5, 0.06), "open mean {}", open.0);
+    assert!(near(open.1, 2.303, 0.08), "open p99 {}", open.1);
+    assert!(near(closed.0, 0.2815, 0.04), "closed mean {}", closed.0);
+    assert!(near(closed.1, 1.032, 0.06), "closed p99 {}", closed.1);
+    // The same mean load: 8 calls a second, 16 000 over the run, either way.
+    assert!(near(open.2, 16_000.0, 0.02) && near(closed.2, 16_000.0, 0.02));
+}
+
+#[test]
+fn in_flight_and_think_time_are_sweep_axes_with_their_columns() {
+    // A sweep over in-flight over a config with a think time writes both columns.
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("closed.toml");
+    std::fs::write(
+        &config,
+        "clients = 10\nstrategy = \"naive\"\nretries = 0\narrivals = \"poisson\"\n\
+         rate = \"100/s\"\nduration = \"20s\"\nthink_time = \"100ms\"\n\
+         [server]\nmodel = \"capacity\"\nworkers = 1\nservice_time = \"exp:100ms\"\n",
+    )
+    .unwrap();
+    let out = dir.path().join("k.csv");
+    herd_sim()
+        .args(["sweep", "--config"])
+        .arg(&config)
+        .args(["--in-flight", "1,2", "--quiet", "--out"])
+        .arg(&out)
+        .assert()
+        .success();
+    let text = std::fs::read_to_string(&out).unwrap();
+    let mut rows = csv::Reader::from_reader(text.as_bytes());
+    let header = rows.headers().unwrap().clone();
+    let k = header.iter().position(|h| h == "in_flight").unwrap();
+    let think = header.iter().position(|h| h == "think_time_s").unwrap();
+    let calls = header.iter().position(|h| h == "calls").unwrap();
+    let rows: Vec<_> = rows.records().map(|r| r.unwrap()).collect();
+    assert_eq!((&rows[0][k], &rows[1][k]), ("1", "2"));
+    assert_eq!(&rows[0][think], "0.1");
+    // Ten processes of one call each: each turn is a call (0.1 s of service plus its wait)
+    // and 0.1 s of thought, so at most 10 × 20 s / 0.2 s = 1000 calls; two calls a process
+    // keep the one worker busier, at most 10 calls a second of 100 ms, about 2000 in all.
+    let n: Vec<f64> = rows.iter().map(|r| r[calls].parse().unwrap()).collect();
+    assert!(n[0] <= 1000.0 && n[1] > n[0], "{n:?}");
+}
