@@ -5,7 +5,9 @@
 #   3. draws the page, SVG charts included, to a screenshot that is not blank (the Okabe–Ito
 #      colours of the chart's bars and the timeline are among its pixels);
 #   4. redraws the timeline for the client the address picks (`#client=7&run=1`): the DOM
-#      then shows that client's attempts, as many as the run's --trace has for it.
+#      then shows that client's attempts, as many as the run's --trace has for it;
+# and opens a sweep's page (`herd-sim sweep --html`): no console error, its table cell for
+# cell the sweep's CSV, its SVG charts drawn to a screenshot that is not blank.
 #
 #   scripts/html-chromium.sh          (CI=true installs chromium with apt-get when missing)
 #
@@ -31,6 +33,8 @@ run=(--clients 300 --strategy full-jitter,exponential --recover-at 3s)
 "$herd" "${run[@]}" --html "$work/run.html" --out /dev/null
 "$herd" "${run[@]}" --format json > "$work/run.json"
 "$herd" "${run[@]}" --out /dev/null --trace "$work/attempts.jsonl"
+sweep=(sweep --clients 10,100,1000 --strategy full-jitter,exponential --seeds 2)
+"$herd" "${sweep[@]}" --html "$work/sweep.html" --out "$work/sweep.csv"
 
 chrome() {
     # The flags keep a closed network quiet: no background connection, no update check.
@@ -42,9 +46,12 @@ chrome --dump-dom "file://$work/run.html" > "$work/dom.html" 2> "$work/console.t
 chrome --dump-dom "file://$work/run.html#client=7&run=1" > "$work/picked.html" 2>> "$work/console.txt"
 chrome --screenshot="$work/shot.png" --window-size=1200,2400 --hide-scrollbars \
     "file://$work/run.html" > /dev/null 2>> "$work/console.txt"
+chrome --dump-dom "file://$work/sweep.html" > "$work/sweep-dom.html" 2> "$work/sweep-console.txt"
+chrome --screenshot="$work/sweep-shot.png" --window-size=1200,2400 --hide-scrollbars \
+    "file://$work/sweep.html" > /dev/null 2>> "$work/sweep-console.txt"
 
 python3 - "$work" <<'PY'
-import json, re, struct, sys, zlib
+import csv, json, re, struct, sys, zlib
 work = sys.argv[1]
 fail = []
 console = open(f"{work}/console.txt", encoding="utf-8", errors="replace").read()
@@ -87,55 +94,89 @@ rows_picked = picked.split('<div id="timeline"')[1].split("</div>")[0].count("<t
 if rows_picked != want:
     fail.append(f"picked timeline has {rows_picked} attempt rows, want {want}")
 
-# 3. The screenshot is not blank: decode the PNG (8-bit RGB or RGBA) and count the pixels
-# of the page's colours.
-data = open(f"{work}/shot.png", "rb").read()
-assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
-pos, idat, ihdr = 8, b"", None
-while pos < len(data):
-    n, kind = struct.unpack(">I4s", data[pos:pos + 8])
-    body = data[pos + 8:pos + 8 + n]
-    if kind == b"IHDR":
-        ihdr = struct.unpack(">IIBBBBB", body)
-    elif kind == b"IDAT":
-        idat += body
-    pos += 12 + n
-width, height, depth, colour = ihdr[:4]
-channels = {2: 3, 6: 4}[colour]
-assert depth == 8, depth
-raw = zlib.decompress(idat)
-stride = width * channels
-previous = bytearray(stride)
-colours = {}
-for y in range(height):
-    start = y * (stride + 1)
-    kind, line = raw[start], bytearray(raw[start + 1:start + 1 + stride])
-    for i in range(stride):
-        a = line[i - channels] if i >= channels else 0
-        b = previous[i]
-        c = previous[i - channels] if i >= channels else 0
-        if kind == 1: line[i] = (line[i] + a) & 255
-        elif kind == 2: line[i] = (line[i] + b) & 255
-        elif kind == 3: line[i] = (line[i] + (a + b) // 2) & 255
-        elif kind == 4:
-            p = a + b - c
-            pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
-            line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
-    if y % 2 == 0:
-        for x in range(0, stride, channels * 2):
-            px = bytes(line[x:x + 3])
-            colours[px] = colours.get(px, 0) + 1
-    previous = line
+# 3. A screenshot is not blank: decode the PNG (8-bit RGB or RGBA) and count the pixels of
+# the page's colours (every other pixel of every other row).
+def sampled_colours(path):
+    data = open(path, "rb").read()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
+    pos, idat, ihdr = 8, b"", None
+    while pos < len(data):
+        n, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        body = data[pos + 8:pos + 8 + n]
+        if kind == b"IHDR":
+            ihdr = struct.unpack(">IIBBBBB", body)
+        elif kind == b"IDAT":
+            idat += body
+        pos += 12 + n
+    width, height, depth, colour = ihdr[:4]
+    channels = {2: 3, 6: 4}[colour]
+    assert depth == 8, depth
+    raw = zlib.decompress(idat)
+    stride = width * channels
+    previous = bytearray(stride)
+    colours = {}
+    for y in range(height):
+        start = y * (stride + 1)
+        kind, line = raw[start], bytearray(raw[start + 1:start + 1 + stride])
+        for i in range(stride):
+            a = line[i - channels] if i >= channels else 0
+            b = previous[i]
+            c = previous[i - channels] if i >= channels else 0
+            if kind == 1: line[i] = (line[i] + a) & 255
+            elif kind == 2: line[i] = (line[i] + b) & 255
+            elif kind == 3: line[i] = (line[i] + (a + b) // 2) & 255
+            elif kind == 4:
+                p = a + b - c
+                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+        if y % 2 == 0:
+            for x in range(0, stride, channels * 2):
+                px = bytes(line[x:x + 3])
+                colours[px] = colours.get(px, 0) + 1
+        previous = line
+    return width, height, colours
+
+def not_blank(path, palette, what):
+    width, height, colours = sampled_colours(path)
+    for name, rgb in palette.items():
+        if colours.get(rgb, 0) < 20:
+            fail.append(f"the {what} screenshot has {colours.get(rgb, 0)} {name} pixels (sampled)")
+    if len(colours) < 10:
+        fail.append(f"the {what} screenshot has {len(colours)} colours: blank")
+    return width, height, colours
+
 palette = {"vermillion": bytes.fromhex("D55E00"), "blue": bytes.fromhex("0072B2"), "bluish green": bytes.fromhex("009E73")}
-for name, rgb in palette.items():
-    if colours.get(rgb, 0) < 20:
-        fail.append(f"the screenshot has {colours.get(rgb, 0)} {name} pixels (sampled)")
-if len(colours) < 10:
-    fail.append(f"the screenshot has {len(colours)} colours: blank")
+width, height, colours = not_blank(f"{work}/shot.png", palette, "run page's")
+
+# The sweep's page: no console error, its table the CSV's cells, its charts drawn.
+console = open(f"{work}/sweep-console.txt", encoding="utf-8", errors="replace").read()
+errors = [l for l in console.splitlines() if "CONSOLE" in l or "Uncaught" in l]
+if errors:
+    fail.append("sweep page console messages:\n" + "\n".join(errors))
+sweep_dom = open(f"{work}/sweep-dom.html", encoding="utf-8").read()
+records = list(csv.DictReader(open(f"{work}/sweep.csv", newline="")))
+table = sweep_dom.split('<table id="summary">')[1].split("</table>")[0]
+rows = [re.findall(r'<td data-key="([^"]+)">([^<]*)</td>', r) for r in table.split("<tr>")[2:]]
+if len(rows) != len(records):
+    fail.append(f"{len(rows)} rows in the sweep page's DOM, {len(records)} in its CSV")
+sweep_cells = 0
+for row, record in zip(rows, records):
+    for key, cell in row:
+        if cell != record[key]:
+            fail.append(f"sweep {key}: DOM {cell!r}, CSV {record[key]!r}")
+        sweep_cells += 1
+if sweep_cells < 100:
+    fail.append(f"only {sweep_cells} sweep cells found")
+charts = sweep_dom.count("<figure><svg")
+if charts < 3:
+    fail.append(f"the sweep page has {charts} charts, want 3 (peak, finish, waste)")
+# The first strategy's line: the palette's first colour.
+not_blank(f"{work}/sweep-shot.png", {"blue": bytes.fromhex("0072B2")}, "sweep page's")
 
 if fail:
     print("html-chromium: FAILED\n" + "\n".join(fail))
     sys.exit(1)
 print(f"html-chromium: {checked} summary cells equal the JSON's, client 7's {want} attempts shown when picked, "
-      f"screenshot {width}x{height} with {len(colours)} colours, no console error")
+      f"screenshot {width}x{height} with {len(colours)} colours, no console error; "
+      f"the sweep's page: {sweep_cells} cells equal the CSV's, {charts} charts drawn, no console error")
 PY

@@ -20,6 +20,9 @@ use herd_sim::output::{OutputFile, OutputTarget};
 use herd_sim::report::Format;
 use herd_sim::trace::{Sample, TraceFormat, TraceWriter};
 
+use herd_sim::config::human_bytes;
+use herd_sim::report::html::SWEEP_ROWS_MAX;
+use herd_sim::sweep::sink::Destination;
 use herd_sim::sweep::{self, shard::ShardRun, sink::RowSink, Plan, SweepError};
 
 use cli::{
@@ -442,6 +445,7 @@ fn sweep(args: SweepArgs) -> anyhow::Result<()> {
         return Ok(());
     }
     let (spec, destination, start) = args.spec()?;
+    let spec_for_page = spec.clone();
     let (plan, shard) = match args.shard()? {
         None => (Plan::new(spec)?, None),
         Some(shard) => {
@@ -454,8 +458,21 @@ fn sweep(args: SweepArgs) -> anyhow::Result<()> {
     let note = check_work(plan.work_estimate(), what, args.yes)?;
     // Threads started after the input is validated and before the output is opened.
     let pool = sweep::thread_pool(args.threads.map(|n| n as usize))?;
+    let html = match &args.html {
+        Some(path) => Some(sweep_html_output(
+            &plan,
+            path,
+            &destination,
+            shard.is_some(),
+        )?),
+        None => None,
+    };
     // Opened before anything is simulated: a bad path fails at once.
-    let sink = RowSink::open(&plan, &destination, start)?;
+    let mut sink = RowSink::open(&plan, &destination, start)?;
+    let copy = match html {
+        Some(_) => Some(sink.keep_copy(&plan)?),
+        None => None,
+    };
     if let Some(note) = note {
         eprintln!("note: {note}");
     }
@@ -475,7 +492,63 @@ fn sweep(args: SweepArgs) -> anyhow::Result<()> {
     if let Some(run) = shard {
         run.finish()?;
     }
+    if let (Some(out), Some(copy)) = (html, copy) {
+        commit(out, &cli::html::sweep_page(&spec_for_page, &copy.take())?)?;
+    }
     Ok(())
+}
+
+/// Checks a sweep's `--html` before anything runs and opens it: not with a shard (a page
+/// shows the whole sweep), not on standard output beside the CSV, at most
+/// [`SWEEP_ROWS_MAX`] rows, and the page's copy of the rows within the memory limit.
+fn sweep_html_output(
+    plan: &Plan,
+    path: &std::path::Path,
+    destination: &Destination,
+    shard: bool,
+) -> anyhow::Result<OutputFile> {
+    let refuse = |accepted: String| SweepError::Setting {
+        field: "--html",
+        value: path.display().to_string(),
+        accepted,
+    };
+    if shard {
+        return Err(refuse(
+            "accepted: --html on a whole sweep, not a shard (draw the merged file with herd-sim plot)".into(),
+        )
+        .into());
+    }
+    if path.as_os_str() == "-" && *destination == Destination::Stdout {
+        return Err(refuse(
+            "standard output already carries the CSV; accepted: --out FILE for the CSV, or another path for --html".into(),
+        )
+        .into());
+    }
+    if plan.rows() > SWEEP_ROWS_MAX {
+        return Err(refuse(format!(
+            "accepted: a sweep of at most {SWEEP_ROWS_MAX} rows (this one has {}; --aggregate makes one row a cell)",
+            plan.rows()
+        ))
+        .into());
+    }
+    // The copy of the rows, their table and the data block: three copies of the CSV, each
+    // row at most the sweep's own buffer estimate of a row.
+    let page = plan
+        .rows()
+        .saturating_mul(plan.row_bytes())
+        .saturating_mul(3);
+    let limit = plan.memory_limit();
+    let total = plan.memory_estimate().total().saturating_add(page);
+    if total > limit {
+        return Err(refuse(format!(
+            "the page needs {} beside the sweep's {}, past the memory limit of {}; accepted: --aggregate, fewer seeds or a larger --memory-limit",
+            human_bytes(page),
+            human_bytes(plan.memory_estimate().total()),
+            human_bytes(limit)
+        ))
+        .into());
+    }
+    create_output(path)
 }
 
 /// `herd-sim boundary`: validate, open the output, search with a progress bar of runs spent,

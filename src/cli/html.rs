@@ -1,12 +1,17 @@
-//! `--html PATH` of a run, the binary's side: gathers what the page shows (the run's JSON and
-//! table outputs, its chart as SVG, the attempts of a small run, the command and the config
-//! that reproduce it) and hands it to [`herd_sim::report::html`], which builds the page.
+//! `--html PATH`, the binary's side: gathers what a page shows (a run's JSON and table
+//! outputs, its chart as SVG, the attempts of a small run; a sweep's rows; the command and the
+//! config that reproduce them) and hands it to [`herd_sim::report::html`], which builds the
+//! page.
 
 use herd_sim::chart::{HistogramChart, ImageFormat, SeriesChart};
+use herd_sim::config::DEFAULT_SEED;
 use herd_sim::config::{Scenario, ScenarioFile};
 use herd_sim::experiment::{self, Report};
-use herd_sim::report::html::{self, HtmlPage, TIMELINE_ATTEMPTS_MAX, TIMELINE_CLIENTS_MAX};
+use herd_sim::report::html::{
+    self, HtmlPage, SweepPage, TIMELINE_ATTEMPTS_MAX, TIMELINE_CLIENTS_MAX,
+};
 use herd_sim::report::Format;
+use herd_sim::sweep::{Layout, SweepSpec};
 use herd_sim::trace::{Sample, TraceFormat, TraceWriter};
 
 use super::RunArgs;
@@ -99,4 +104,34 @@ pub fn page(
         config: &config,
     };
     Ok(html::render(&page)?.into_bytes())
+}
+
+/// The page of a finished sweep, from its CSV (header and rows in grid order).
+pub fn sweep_page(spec: &SweepSpec, csv: &[u8]) -> anyhow::Result<Vec<u8>> {
+    let seed = spec.base.seed.unwrap_or(DEFAULT_SEED);
+    let mut base = spec.base.clone();
+    base.seed = Some(seed);
+    // The scenario keys, then the grid as the command line wrote it: `herd-sim sweep
+    // --config` reads it back.
+    let run = match spec.layout {
+        Layout::Tidy => "herd-sim sweep --config sweep.toml",
+        Layout::Aggregate => "herd-sim sweep --config sweep.toml --aggregate",
+    };
+    let mut config = format!("# {run}\n{}", toml::to_string(&base)?);
+    config.push_str("\n[sweep]\n");
+    for (name, values) in &spec.grid {
+        let value = toml::Value::String(values.clone());
+        config.push_str(&format!("{name} = {value}\n"));
+    }
+    config.push_str(&format!("seeds = {}\n", spec.seeds));
+    let csv = String::from_utf8(csv.to_vec())?;
+    let command = command(seed);
+    let page = SweepPage {
+        title: "herd-sim sweep",
+        csv: &csv,
+        command: &command,
+        seed,
+        config: &config,
+    };
+    Ok(html::render_sweep(&page)?.into_bytes())
 }

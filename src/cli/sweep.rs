@@ -46,6 +46,12 @@ pub struct SweepArgs {
     #[arg(long)]
     pub aggregate: bool,
 
+    /// One self-contained HTML page of the sweep, written once it ends (`-`: stdout, with
+    /// --out FILE): the grid in words, the rows, line charts of the key metrics as inline SVG
+    /// and the command and config that reproduce it; at most 10000 rows. docs/reports.md.
+    #[arg(long, value_name = "PATH")]
+    pub html: Option<PathBuf>,
+
     /// Carry on an interrupted sweep into the same --out (run the same command again).
     #[arg(long)]
     pub resume: bool,

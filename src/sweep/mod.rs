@@ -244,6 +244,8 @@ pub struct Plan {
     memory: SweepMemory,
     /// [`Plan::work_estimate`].
     work: u128,
+    /// The smallest memory limit of any cell (`--memory-limit`).
+    memory_limit: u64,
 }
 
 /// What a sweep may hold at once, in bytes (see [`Plan::memory_estimate`]).
@@ -365,6 +367,7 @@ impl Plan {
             threads: Some(spec.threads.unwrap_or_else(default_threads).max(1)),
             memory: SweepMemory::default(),
             work: 0,
+            memory_limit: u64::MAX,
             tabs: false,
             span: 0..match spec.layout {
                 Layout::Tidy => cells * spec.seeds,
@@ -480,6 +483,7 @@ impl Plan {
         Ok(Plan {
             memory,
             work,
+            memory_limit,
             ..plan
         })
     }
@@ -521,6 +525,17 @@ impl Plan {
     /// two threads.
     pub fn memory_estimate(&self) -> SweepMemory {
         self.memory
+    }
+
+    /// The memory limit the sweep is held to: the smallest of its cells' `memory_limit`.
+    pub fn memory_limit(&self) -> u64 {
+        self.memory_limit
+    }
+
+    /// Bytes one finished row takes at most as a CSV line held in memory (the sweep's own
+    /// estimate of a row waiting for its turn).
+    pub fn row_bytes(&self) -> u64 {
+        (self.header().len() as u64) * FIELD_BYTES + 64
     }
 
     /// Cells in the grid.

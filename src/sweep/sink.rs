@@ -28,6 +28,7 @@ use std::collections::BTreeMap;
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, BufReader, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 use super::{Plan, SweepError};
 use crate::output::{OutputLock, OutputTarget};
@@ -62,6 +63,21 @@ pub struct RowSink {
     waiting: BTreeMap<u64, Vec<u8>>,
     /// The output file's lock (none on stdout), released last.
     lock: Option<OutputLock>,
+    /// A copy of what the output gets, in grid order ([`RowSink::keep_copy`]).
+    copy: Option<RowCopy>,
+}
+
+/// A copy of a sweep's CSV as it is written (header and rows in grid order), for a reader
+/// that needs the rows once the sweep ends (`--html`) even when the output cannot be read
+/// back (standard output, a FIFO).
+#[derive(Clone, Debug, Default)]
+pub struct RowCopy(Arc<Mutex<Vec<u8>>>);
+
+impl RowCopy {
+    /// The bytes copied so far.
+    pub fn take(&self) -> Vec<u8> {
+        std::mem::take(&mut *self.0.lock().unwrap_or_else(|p| p.into_inner()))
+    }
 }
 
 struct Journal {
@@ -185,6 +201,7 @@ impl RowSink {
                 written: 0,
                 waiting: BTreeMap::new(),
                 lock,
+                copy: None,
             };
             sink.write_out(&line(&plan.header()))?;
             return Ok(sink);
@@ -215,6 +232,7 @@ impl RowSink {
             written,
             waiting: BTreeMap::new(),
             lock,
+            copy: None,
         };
         // Re-journal what the old journal held, then write whatever now extends the prefix.
         for (row, bytes) in waiting {
@@ -238,9 +256,29 @@ impl RowSink {
             written: 0,
             waiting: BTreeMap::new(),
             lock: None,
+            copy: None,
         };
         sink.write_out(&line(&plan.header()))?;
         Ok(sink)
+    }
+
+    /// Keeps a copy of the CSV from here on, header included: refused once rows are written
+    /// (a resumed sweep's first rows are in the file, not in memory).
+    pub fn keep_copy(&mut self, plan: &Plan) -> Result<RowCopy, SweepError> {
+        if self.finished() > 0 {
+            return Err(SweepError::Setting {
+                field: "--resume",
+                value: "with --html".into(),
+                accepted: "accepted: --html on a sweep run whole (draw a resumed sweep's file with herd-sim plot)".into(),
+            });
+        }
+        let copy = RowCopy::default();
+        copy.0
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .extend_from_slice(&line(&plan.header()));
+        self.copy = Some(copy.clone());
+        Ok(copy)
     }
 
     /// Rows in the output so far.
@@ -331,6 +369,12 @@ impl RowSink {
     }
 
     fn write_out(&mut self, bytes: &[u8]) -> Result<(), SweepError> {
+        if let Some(copy) = &self.copy {
+            copy.0
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .extend_from_slice(bytes);
+        }
         self.out
             .write_all(bytes)
             .and_then(|()| self.out.flush())

@@ -151,3 +151,141 @@ fn html_on_standard_output_beside_the_report_is_refused() {
     let line = refused_in_one_line(&["--clients", "10", "--html", "-"]);
     assert!(line.contains("--html"), "{line}");
 }
+
+/// The text of the `<pre id="ID">` block of a page, unescaped.
+fn pre_block(page: &str, id: &str) -> String {
+    page.split(&format!("<pre id=\"{id}\">"))
+        .nth(1)
+        .unwrap()
+        .split("</pre>")
+        .next()
+        .unwrap()
+        .replace("&quot;", "\"")
+        .replace("&#39;", "'")
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&amp;", "&")
+}
+
+/// A sweep's page and CSV, written as `page.html` and `rows.csv` in the folder `name` of `dir`
+/// (the same words on the command line whatever the folder).
+fn sweep_page(args: &[&str], dir: &std::path::Path, name: &str) -> (String, String) {
+    let here = dir.join(name);
+    fs::create_dir(&here).unwrap();
+    let mut all = vec!["sweep"];
+    all.extend(args);
+    all.extend(["--html", "page.html", "--out", "rows.csv"]);
+    let out = crate::herd_sim()
+        .args(&all)
+        .current_dir(&here)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (
+        fs::read_to_string(here.join("page.html")).unwrap(),
+        fs::read_to_string(here.join("rows.csv")).unwrap(),
+    )
+}
+
+#[test]
+fn a_sweeps_page_holds_its_csv_cell_for_cell_and_its_config_reproduces_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let grid = [
+        "--clients",
+        "10,100,1000",
+        "--strategy",
+        "full-jitter,exponential",
+        "--retries",
+        "2,4",
+        "--seeds",
+        "2",
+    ];
+    let (one, csv) = sweep_page(
+        &[&grid[..], &["--threads", "1"]].concat(),
+        dir.path(),
+        "one",
+    );
+    let (two, csv_two) = sweep_page(
+        &[&grid[..], &["--threads", "2"]].concat(),
+        dir.path(),
+        "two",
+    );
+    assert_eq!(csv, csv_two);
+    assert!(
+        one == two,
+        "the sweep's page differs between 1 and 2 threads"
+    );
+    // Every cell of the page's table is the CSV's cell of the same row and column.
+    let mut reader = csv::Reader::from_reader(csv.as_bytes());
+    let header: Vec<String> = reader.headers().unwrap().iter().map(String::from).collect();
+    let records: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
+    let rows = summary_cells(&one);
+    assert_eq!(rows.len(), 3 * 2 * 2 * 2);
+    assert_eq!(rows.len(), records.len());
+    let mut compared = 0;
+    for (row, record) in rows.iter().zip(&records) {
+        for (key, cell) in row {
+            let c = header.iter().position(|h| h == key).unwrap();
+            assert_eq!(cell, &record[c], "{key}");
+            compared += 1;
+        }
+        // The parameters that vary, replicate and seed and the herd's 14 figures but
+        // last_success_s, empty in every row (the server never recovers).
+        assert_eq!(row.len(), 3 + 2 + 13, "{row:?}");
+        assert!(!row.iter().any(|(k, _)| k == "last_success_s"));
+    }
+    assert_eq!(compared, 24 * 18);
+    // The whole CSV is embedded.
+    assert!(one.contains(&format!(
+        "<script type=\"text/csv\" id=\"sweep-csv\">\n{csv}</script>"
+    )));
+    // Charts against clients, a line a strategy, retries held at 2: peak, finish and waste.
+    assert_eq!(one.matches("<figure><svg").count(), 3);
+    assert!(one.contains(
+        "A sweep of 24 rows (2 seeds a cell): strategy full-jitter, exponential × clients 10, \
+         100, 1000 × retries 2, 4."
+    ));
+    // The command and the config reproduce the rows.
+    let command = pre_block(&one, "command");
+    assert!(
+        command.starts_with("herd-sim sweep --clients 10,100,1000 ")
+            && command.ends_with(" --seed 2015"),
+        "{command}"
+    );
+    assert!(
+        !command.contains("--threads") && !command.contains("--html"),
+        "{command}"
+    );
+    let config = dir.path().join("sweep.toml");
+    fs::write(&config, pre_block(&one, "config")).unwrap();
+    let again = herd_sim_ok(&["sweep", "--config", config.to_str().unwrap()]);
+    assert_eq!(String::from_utf8(again).unwrap(), csv);
+}
+
+#[test]
+fn a_sweeps_page_is_refused_in_one_line_where_it_cannot_be_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let line = refused_in_one_line(&["sweep", "--clients", "10,20", "--html", "-"]);
+    assert!(line.contains("--html") && line.contains("CSV"), "{line}");
+    let page = dir.path().join("big.html");
+    let line = refused_in_one_line(&[
+        "sweep",
+        "--clients",
+        "1..101",
+        "--seeds",
+        "100",
+        "--html",
+        page.to_str().unwrap(),
+        "--out",
+        "/dev/null",
+    ]);
+    assert!(
+        line.contains("at most 10000 rows (this one has 10100"),
+        "{line}"
+    );
+    assert!(!page.exists(), "nothing written");
+}

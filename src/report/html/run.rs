@@ -1,10 +1,5 @@
-//! `--html PATH`: a run as one self-contained HTML page a reviewer opens without tools. No
-//! network and no external asset: the style, the charts (inline SVG, drawn by
-//! [`crate::chart`]), the font their text uses (the binary's DejaVu Sans as a data URL, so the
-//! page does not depend on the viewer's fonts) and the data are all in the file.
-//!
-//! The page holds, in order: the scenario in words; the summary table, built from the run's
-//! JSON output (the same text, cell for cell: [`summary_rows`]); every chart; for runs of up to
+//! A run's page: the scenario in words; the summary table, built from the run's JSON output
+//! (the same text, cell for cell: [`summary_rows`]); every chart; for runs of up to
 //! [`TIMELINE_CLIENTS_MAX`] clients, a per-client timeline (each attempt of a chosen client:
 //! sent, answered or timed out, waited), drawn for client 0 of the first strategy in the page
 //! itself and redrawn for the client picked by a small inline script (the page reads the same
@@ -12,14 +7,14 @@
 //! config file. The run's JSON output and its attempts (the lines `--trace` writes) are
 //! embedded as data blocks.
 //!
-//! Colours are the Okabe–Ito palette, safe for the common colour-vision deficiencies: served
-//! bluish green `#009E73`, refused vermillion `#D55E00`, timed out reddish purple `#CC79A7`,
-//! retries blue `#0072B2`; the charts' own green, red and blue are mapped onto them in the
-//! page. Pure: the same inputs give the same bytes.
+//! Served is bluish green `#009E73`, refused vermillion `#D55E00`, timed out reddish purple
+//! `#CC79A7`, retries blue `#0072B2`.
 
 use std::fmt::Write;
 
 use serde::de::{Deserializer, MapAccess, Visitor};
+
+use super::{escape, Skeleton};
 
 /// The most clients a run may have for the page to carry its per-client timeline.
 pub const TIMELINE_CLIENTS_MAX: u32 = 5000;
@@ -27,17 +22,6 @@ pub const TIMELINE_CLIENTS_MAX: u32 = 5000;
 /// The most attempts (estimated) a run may make for the page to carry its timeline: about
 /// 200 bytes a line, so the page stays under ~20 MB.
 pub const TIMELINE_ATTEMPTS_MAX: u128 = 100_000;
-
-/// The chart colours (tab10's blue, green and red, as plotters writes them) and the
-/// Okabe–Ito colours that replace them in the page.
-const COLOUR_MAP: [(&str, &str); 3] = [
-    ("#1F77B4", "#0072B2"),
-    ("#2CA02C", "#009E73"),
-    ("#D62728", "#D55E00"),
-];
-
-/// DejaVu Sans, the font the charts are laid out with.
-static FONT: &[u8] = include_bytes!("../../assets/fonts/DejaVuSans.ttf");
 
 /// What a page shows.
 #[derive(Clone, Debug, Default)]
@@ -122,63 +106,6 @@ pub fn summary_rows(json: &str) -> Result<(Vec<String>, Vec<Vec<String>>), serde
     Ok((header, rows))
 }
 
-/// Text made safe inside HTML elements and attributes.
-pub fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
-
-/// Data made safe inside a `<script>` block: `</` cannot end it early.
-fn script_data(text: &str) -> String {
-    text.replace("</", "<\\/")
-}
-
-/// Standard base64 with padding (RFC 4648 §4).
-fn base64(bytes: &[u8]) -> String {
-    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
-    for chunk in bytes.chunks(3) {
-        let b = [
-            chunk[0],
-            chunk.get(1).copied().unwrap_or(0),
-            chunk.get(2).copied().unwrap_or(0),
-        ];
-        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
-        for i in 0..4 {
-            if i <= chunk.len() {
-                out.push(ALPHABET[(n >> (18 - 6 * i)) as usize & 63] as char);
-            } else {
-                out.push('=');
-            }
-        }
-    }
-    out
-}
-
-/// A chart's SVG for the page: without its XML declaration, its colours the page's.
-fn inline_svg(svg: &[u8]) -> String {
-    let text = String::from_utf8_lossy(svg);
-    let mut text = match text.find("<svg") {
-        Some(at) => text[at..].to_string(),
-        None => text.into_owned(),
-    };
-    for (from, to) in COLOUR_MAP {
-        text = text.replace(from, to);
-        text = text.replace(&from.to_ascii_lowercase(), to);
-    }
-    text
-}
-
 /// One attempt of the timeline, from a trace line.
 #[derive(serde::Deserialize)]
 struct Line {
@@ -192,22 +119,6 @@ struct Line {
     next: String,
     wait: Option<f64>,
 }
-
-const STYLE: &str = r##"
-@font-face { font-family: "HerdSans"; src: url(data:font/ttf;base64,FONT) format("truetype"); }
-body { font-family: "HerdSans", sans-serif; max-width: 72rem; margin: 1.5rem auto; padding: 0 1rem; color: #1a1a1a; line-height: 1.45; }
-svg text { font-family: "HerdSans", sans-serif; }
-h1 { font-size: 1.5rem; } h2 { font-size: 1.2rem; margin-top: 2rem; }
-table { border-collapse: collapse; font-variant-numeric: tabular-nums; margin: 0.5rem 0; }
-th, td { border: 1px solid #bbb; padding: 0.2rem 0.5rem; text-align: right; }
-th:first-child, td:first-child { text-align: left; }
-.scroll { overflow-x: auto; }
-figure { margin: 1rem 0; } figure svg { max-width: 100%; height: auto; }
-pre { background: #f4f4f4; padding: 0.6rem; overflow-x: auto; white-space: pre-wrap; }
-.served { color: #009E73; } .refused { color: #D55E00; } .timed_out { color: #CC79A7; }
-.key span { margin-right: 1rem; }
-@media print { body { max-width: none; margin: 0; } #picker { display: none; } figure, table { break-inside: avoid; } }
-"##;
 
 /// The script that redraws the timeline for the picked client (or the one the address names,
 /// `#client=N&run=R`). It builds the same markup as
@@ -336,141 +247,82 @@ fn timeline(lines: &[Line], run: u32, client: u32, span: f64) -> String {
 /// The whole page.
 pub fn render(page: &HtmlPage<'_>) -> Result<String, serde_json::Error> {
     let (header, rows) = summary_rows(page.json)?;
-    let mut out = String::new();
-    let _ = write!(
-        out,
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
-         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
-         <meta name=\"generator\" content=\"herd-sim {}\">\n<title>{}</title>\n<style>{}</style>\n</head>\n<body>\n",
-        env!("CARGO_PKG_VERSION"),
-        escape(page.title),
-        STYLE.replace("FONT", &base64(FONT))
-    );
-    let _ = writeln!(out, "<h1>{}</h1>", escape(page.title));
-    let _ = writeln!(out, "<p id=\"scenario\">{}</p>", escape(page.words));
-    let _ = writeln!(
-        out,
-        "<h2>Summary</h2>\n<div class=\"scroll\"><table id=\"summary\"><thead><tr>"
-    );
-    for h in &header {
-        let _ = write!(out, "<th>{}</th>", escape(h));
-    }
-    out.push_str("</tr></thead><tbody>\n");
-    for row in &rows {
-        out.push_str("<tr>");
-        for (h, cell) in header.iter().zip(row) {
-            let _ = write!(out, "<td data-key=\"{}\">{}</td>", escape(h), escape(cell));
-        }
-        out.push_str("</tr>\n");
-    }
-    out.push_str("</tbody></table></div>\n");
-    if !page.charts.is_empty() {
-        out.push_str("<h2>Charts</h2>\n");
-        for chart in &page.charts {
-            let _ = writeln!(out, "<figure>{}</figure>", inline_svg(chart));
-        }
-    }
+    let mut out = Skeleton::start(page.title);
+    out.scenario(page.words);
+    out.heading("Summary");
+    out.table("summary", &header, &rows);
+    out.charts(&page.charts);
     if let Some(attempts) = page.attempts {
         let lines: Vec<Line> = attempts
             .lines()
             .filter(|l| !l.trim().is_empty())
             .map(serde_json::from_str)
             .collect::<Result<_, _>>()?;
-        let span = lines
-            .iter()
-            .map(|a| a.ended + a.wait.unwrap_or(0.0))
-            .fold(0.0f64, f64::max)
-            .max(1e-9);
-        let clients = lines.iter().map(|a| a.client).max().map_or(0, |c| c + 1);
-        let mut runs: Vec<(u32, &str)> = Vec::new();
-        for a in &lines {
-            if !runs.iter().any(|(r, _)| *r == a.run) {
-                runs.push((a.run, a.strategy.as_str()));
-            }
-        }
-        out.push_str(
-            "<h2>Timeline of one client</h2>\n<p class=\"key\">Each attempt from its send to its \
-             answer (at least 2 px wide): <span class=\"served\">■ served</span>\
-             <span class=\"refused\">■ refused</span><span class=\"timed_out\">■ timed out</span>\
-             <span style=\"color:#0072B2\">- - the wait before the next attempt</span></p>\n",
-        );
-        out.push_str("<p id=\"picker\" hidden><label>strategy <select id=\"run\">");
-        for (r, s) in &runs {
-            let _ = write!(out, "<option value=\"{r}\">{}</option>", escape(s));
-        }
-        let _ = writeln!(
-            out,
-            "</select></label> <label>client <input id=\"client\" type=\"number\" min=\"0\" \
-             max=\"{}\" value=\"0\"></label></p>",
-            clients.saturating_sub(1)
-        );
-        let _ = writeln!(
-            out,
-            "<div id=\"timeline\" data-span=\"{}\">{}</div>",
-            json_number(span),
-            timeline(&lines, runs.first().map_or(0, |r| r.0), 0, span)
-        );
-        let _ = writeln!(
-            out,
-            "<noscript><p>Scripts are off: the timeline shows client 0; every attempt is in the \
-             data block below, as <code>--trace</code> writes it.</p></noscript>"
-        );
-        let _ = writeln!(
-            out,
-            "<script type=\"application/x-ndjson\" id=\"attempts\">\n{}</script>",
-            script_data(attempts)
-        );
+        out.raw(&timeline_section(&lines));
+        out.data("attempts", "application/x-ndjson", attempts);
     }
-    out.push_str("<h2>Reproduce</h2>\n");
-    let _ = writeln!(
-        out,
-        "<p>Seed <span id=\"seed\">{}</span>. The command:</p>\n<pre id=\"command\">{}</pre>",
+    out.reproduce(
         page.seed,
-        escape(page.command)
+        page.command,
+        "The scenario as a config file (<code>herd-sim --config scenario.toml</code> runs it):",
+        page.config,
     );
-    let _ = writeln!(
-        out,
-        "<p>The scenario as a config file (<code>herd-sim --config scenario.toml</code> runs it):</p>\n<pre id=\"config\">{}</pre>",
-        escape(page.config)
-    );
-    let _ = writeln!(
-        out,
-        "<p>Colours: the Okabe–Ito palette (served bluish green, refused vermillion, timed out \
-         reddish purple, retries blue), safe for the common colour-vision deficiencies. Written by \
-         herd-sim {}.</p>",
-        env!("CARGO_PKG_VERSION")
-    );
-    let _ = writeln!(
-        out,
-        "<script type=\"application/json\" id=\"run-json\">\n{}</script>",
-        script_data(page.json)
-    );
+    out.colophon("served bluish green, refused vermillion, timed out reddish purple, retries blue");
+    out.data("run-json", "application/json", page.json);
     if page.attempts.is_some() {
-        let _ = writeln!(out, "<script>{SCRIPT}</script>");
+        out.raw(&format!("<script>{SCRIPT}</script>\n"));
     }
-    out.push_str("</body>\n</html>\n");
-    Ok(out)
+    Ok(out.finish())
+}
+
+/// The timeline's heading, key, picker and the view of client 0 of the first strategy.
+fn timeline_section(lines: &[Line]) -> String {
+    let mut out = String::new();
+    let span = lines
+        .iter()
+        .map(|a| a.ended + a.wait.unwrap_or(0.0))
+        .fold(0.0f64, f64::max)
+        .max(1e-9);
+    let clients = lines.iter().map(|a| a.client).max().map_or(0, |c| c + 1);
+    let mut runs: Vec<(u32, &str)> = Vec::new();
+    for a in lines {
+        if !runs.iter().any(|(r, _)| *r == a.run) {
+            runs.push((a.run, a.strategy.as_str()));
+        }
+    }
+    out.push_str(
+        "<h2>Timeline of one client</h2>\n<p class=\"key\">Each attempt from its send to its \
+         answer (at least 2 px wide): <span class=\"served\">■ served</span>\
+         <span class=\"refused\">■ refused</span><span class=\"timed_out\">■ timed out</span>\
+         <span style=\"color:#0072B2\">- - the wait before the next attempt</span></p>\n",
+    );
+    out.push_str("<p id=\"picker\" hidden><label>strategy <select id=\"run\">");
+    for (r, s) in &runs {
+        let _ = write!(out, "<option value=\"{r}\">{}</option>", escape(s));
+    }
+    let _ = writeln!(
+        out,
+        "</select></label> <label>client <input id=\"client\" type=\"number\" min=\"0\" \
+         max=\"{}\" value=\"0\"></label></p>",
+        clients.saturating_sub(1)
+    );
+    let _ = writeln!(
+        out,
+        "<div id=\"timeline\" data-span=\"{}\">{}</div>",
+        json_number(span),
+        timeline(lines, runs.first().map_or(0, |r| r.0), 0, span)
+    );
+    let _ = writeln!(
+        out,
+        "<noscript><p>Scripts are off: the timeline shows client 0; every attempt is in the \
+         data block below, as <code>--trace</code> writes it.</p></noscript>"
+    );
+    out
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn base64_follows_the_rfc_test_vectors() {
-        // RFC 4648 §10.
-        for (plain, coded) in [
-            ("", ""),
-            ("f", "Zg=="),
-            ("fo", "Zm8="),
-            ("foo", "Zm9v"),
-            ("foob", "Zm9vYg=="),
-            ("fooba", "Zm9vYmE="),
-            ("foobar", "Zm9vYmFy"),
-        ] {
-            assert_eq!(base64(plain.as_bytes()), coded, "{plain}");
-        }
-    }
 
     #[test]
     fn the_summary_keeps_the_json_order_and_text() {
@@ -479,8 +331,6 @@ mod tests {
         let (header, rows) = summary_rows(json).unwrap();
         assert_eq!(header, ["strategy", "peak", "span_s", "last"]);
         assert_eq!(rows, [["a", "9", "1.5", "-"], ["b<", "50", "14.0", "3.25"]]);
-        assert_eq!(escape("b<&\""), "b&lt;&amp;&quot;");
-        assert_eq!(script_data("a</script>"), "a<\\/script>");
     }
 
     #[test]
