@@ -129,7 +129,7 @@ struct ClientState {
 pub struct TraceWriter<W: Write> {
     out: W,
     buffer: Vec<u8>,
-    format: TraceFormat,
+    layout: Layout,
     sample: Sample,
     run: Option<RunInfo>,
     /// The start of each line of the current run, up to the client's number: `{"run":0,
@@ -145,14 +145,13 @@ impl<W: Write> TraceWriter<W> {
     pub fn new(out: W, format: TraceFormat, sample: Sample) -> Self {
         let mut buffer = Vec::with_capacity(BUFFER_BYTES);
         if format == TraceFormat::Csv {
-            buffer.extend_from_slice(
-                b"run,strategy,client,call,attempt,sent,arrived,ended,outcome,next,wait,hidden\n",
-            );
+            buffer.extend_from_slice(COLUMNS.join(",").as_bytes());
+            buffer.push(b'\n');
         }
         TraceWriter {
             out,
             buffer,
-            format,
+            layout: Layout::new(format),
             sample,
             run: None,
             prefix: Vec::new(),
@@ -169,19 +168,13 @@ impl<W: Write> TraceWriter<W> {
             self.clients
                 .resize(run.clients as usize, ClientState::default());
         }
-        self.prefix.clear();
-        if self.format == TraceFormat::JsonLines {
-            self.prefix.extend_from_slice(b"{\"run\":");
-            push_int(&mut self.prefix, u64::from(run.index));
-            self.prefix.extend_from_slice(b",\"strategy\":\"");
-            self.prefix.extend_from_slice(run.strategy.as_bytes());
-            self.prefix.extend_from_slice(b"\",\"client\":");
-        } else {
-            push_int(&mut self.prefix, u64::from(run.index));
-            self.prefix.push(b',');
-            self.prefix.extend_from_slice(run.strategy.as_bytes());
-            self.prefix.push(b',');
-        }
+        let (prefix, layout) = (&mut self.prefix, &self.layout);
+        prefix.clear();
+        prefix.extend_from_slice(layout.before(Column::Run));
+        push_int(prefix, u64::from(run.index));
+        prefix.extend_from_slice(layout.before(Column::Strategy));
+        prefix.extend_from_slice(run.strategy.as_bytes());
+        prefix.extend_from_slice(layout.before(Column::Client));
         self.run = Some(run);
     }
 
@@ -211,61 +204,117 @@ impl<W: Write> TraceWriter<W> {
     }
 
     fn write_line(&mut self, a: &Attempt, call: u32, sent: u64) {
-        let line = &mut self.buffer;
+        let (line, layout) = (&mut self.buffer, &self.layout);
         let wait = match a.next {
             Next::Retry(w) => Some(w.as_nanos()),
             _ => None,
         };
-        let hidden = a.hidden.map(|h| if h { "true" } else { "false" });
+        let absent = layout.absent;
         line.extend_from_slice(&self.prefix);
-        if self.format == TraceFormat::JsonLines {
-            push_int(line, u64::from(a.client));
-            line.extend_from_slice(b",\"call\":");
-            push_int(line, u64::from(call));
-            line.extend_from_slice(b",\"attempt\":");
-            push_int(line, u64::from(a.attempt));
-            line.extend_from_slice(b",\"sent\":");
-            push_seconds(line, Some(sent), b"null");
-            line.extend_from_slice(b",\"arrived\":");
-            push_seconds(line, a.arrived.map(SimTime::as_nanos), b"null");
-            line.extend_from_slice(b",\"ended\":");
-            push_seconds(line, Some(a.ended.as_nanos()), b"null");
-            line.extend_from_slice(b",\"outcome\":\"");
-            line.extend_from_slice(a.outcome.name().as_bytes());
-            line.extend_from_slice(b"\",\"next\":\"");
-            line.extend_from_slice(a.next.name().as_bytes());
-            line.extend_from_slice(b"\",\"wait\":");
-            push_seconds(line, wait, b"null");
-            line.extend_from_slice(b",\"hidden\":");
-            line.extend_from_slice(hidden.unwrap_or("null").as_bytes());
-            line.extend_from_slice(b"}\n");
-        } else {
-            push_int(line, u64::from(a.client));
-            line.push(b',');
-            push_int(line, u64::from(call));
-            line.push(b',');
-            push_int(line, u64::from(a.attempt));
-            line.push(b',');
-            push_seconds(line, Some(sent), b"");
-            line.push(b',');
-            push_seconds(line, a.arrived.map(SimTime::as_nanos), b"");
-            line.push(b',');
-            push_seconds(line, Some(a.ended.as_nanos()), b"");
-            line.push(b',');
-            line.extend_from_slice(a.outcome.name().as_bytes());
-            line.push(b',');
-            line.extend_from_slice(a.next.name().as_bytes());
-            line.push(b',');
-            push_seconds(line, wait, b"");
-            line.push(b',');
-            line.extend_from_slice(hidden.unwrap_or("").as_bytes());
-            line.push(b'\n');
-        }
+        push_int(line, u64::from(a.client));
+        line.extend_from_slice(layout.before(Column::Call));
+        push_int(line, u64::from(call));
+        line.extend_from_slice(layout.before(Column::Attempt));
+        push_int(line, u64::from(a.attempt));
+        line.extend_from_slice(layout.before(Column::Sent));
+        push_seconds(line, Some(sent), absent);
+        line.extend_from_slice(layout.before(Column::Arrived));
+        push_seconds(line, a.arrived.map(SimTime::as_nanos), absent);
+        line.extend_from_slice(layout.before(Column::Ended));
+        push_seconds(line, Some(a.ended.as_nanos()), absent);
+        line.extend_from_slice(layout.before(Column::Outcome));
+        line.extend_from_slice(a.outcome.name().as_bytes());
+        line.extend_from_slice(layout.before(Column::Next));
+        line.extend_from_slice(a.next.name().as_bytes());
+        line.extend_from_slice(layout.before(Column::Wait));
+        push_seconds(line, wait, absent);
+        line.extend_from_slice(layout.before(Column::Hidden));
+        line.extend_from_slice(match a.hidden {
+            Some(true) => b"true",
+            Some(false) => b"false",
+            None => absent,
+        });
+        line.extend_from_slice(&layout.end);
         self.lines += 1;
         // Room for the longest line, always: the buffer never grows past its capacity.
         if self.buffer.len() > BUFFER_BYTES - LINE_BYTES_MAX as usize {
             self.drain();
         }
+    }
+}
+
+/// A line's columns, in order: a JSON key or a CSV header name each.
+#[derive(Clone, Copy)]
+enum Column {
+    Run,
+    Strategy,
+    Client,
+    Call,
+    Attempt,
+    Sent,
+    Arrived,
+    Ended,
+    Outcome,
+    Next,
+    Wait,
+    Hidden,
+}
+
+/// The names of the [`Column`]s, in their order: the JSON keys and the CSV header.
+const COLUMNS: [&str; 12] = [
+    "run", "strategy", "client", "call", "attempt", "sent", "arrived", "ended", "outcome", "next",
+    "wait", "hidden",
+];
+
+/// The columns written as strings: quoted in JSON.
+const QUOTED: [bool; 12] = [
+    false, true, false, false, false, false, false, false, true, true, false, false,
+];
+
+/// What a format writes around the values of a line, worked out once from [`COLUMNS`]: the
+/// bytes before each value (in JSON the closing quote of a string before it, the comma, the
+/// key and a string's opening quote; in CSV the comma), after the last, and for an absent
+/// value.
+struct Layout {
+    before: [Vec<u8>; 12],
+    end: Vec<u8>,
+    absent: &'static [u8],
+}
+
+impl Layout {
+    fn new(format: TraceFormat) -> Layout {
+        let json = format == TraceFormat::JsonLines;
+        let close = |column: usize| -> &[u8] {
+            if json && column > 0 && QUOTED[column - 1] {
+                b"\""
+            } else {
+                b""
+            }
+        };
+        let before = std::array::from_fn(|i| {
+            let mut bytes = close(i).to_vec();
+            if json {
+                bytes.extend_from_slice(if i == 0 { b"{\"" } else { b",\"" });
+                bytes.extend_from_slice(COLUMNS[i].as_bytes());
+                bytes.extend_from_slice(if QUOTED[i] { b"\":\"" } else { b"\":" });
+            } else if i > 0 {
+                bytes.push(b',');
+            }
+            bytes
+        });
+        let mut end = close(COLUMNS.len()).to_vec();
+        end.extend_from_slice(if json { b"}\n" } else { b"\n" });
+        Layout {
+            before,
+            end,
+            absent: if json { b"null" } else { b"" },
+        }
+    }
+
+    /// The bytes before `column`'s value.
+    #[inline]
+    fn before(&self, column: Column) -> &[u8] {
+        &self.before[column as usize]
     }
 }
 
