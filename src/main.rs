@@ -557,14 +557,31 @@ fn boundary(args: BoundaryArgs) -> anyhow::Result<()> {
     let plan = herd_sim::boundary::BoundaryPlan::new(args.spec()?)?;
     let note = check_work(plan.work_estimate(), "boundary search", args.yes)?;
     let pool = sweep::thread_pool(args.threads.map(|n| n as usize))?;
+    let charts = args.charts()?;
     let out = create_output(&args.out)?;
+    let charts = charts
+        .into_iter()
+        .map(|(path, format)| Ok((create_output(path)?, format)))
+        .collect::<anyhow::Result<Vec<_>>>()?;
     if let Some(note) = note {
         eprintln!("note: {note}");
     }
     let bar = progress_bar(plan.max_runs(), args.quiet, "runs (at most)");
     let report = plan.run(&pool, &|done| bar.set_position(done));
     bar.finish_and_clear();
-    commit(out, &report?.serialize(args.format.into()))
+    let report = report?;
+    // Every byte is made before any file is replaced: a chart that cannot be drawn leaves
+    // the report unwritten too.
+    let chart = herd_sim::chart::boundary::BoundaryChart::from_report(&report);
+    let pictures = charts
+        .into_iter()
+        .map(|(file, format)| Ok((file, chart.render(format, args.chart_size)?)))
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    commit(out, &report.serialize(args.format.into()))?;
+    for (file, bytes) in pictures {
+        commit(file, &bytes)?;
+    }
+    Ok(())
 }
 
 /// `herd-sim lint`: the policy's findings on stdout (or `--out`); with `--deny LEVEL`, exit 1

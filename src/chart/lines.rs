@@ -91,7 +91,8 @@ pub const DEFAULT_SIZE: ChartSize = ChartSize {
     height: 620,
 };
 
-const PALETTE: [(u8, u8, u8); 10] = [
+/// The lines' colours, one a line in order (matplotlib's `tab10`).
+pub(crate) const PALETTE: [(u8, u8, u8); 10] = [
     (31, 119, 180),
     (255, 127, 14),
     (44, 160, 44),

@@ -1,8 +1,9 @@
 //! Charts as PNG or SVG bytes: the per-window histograms of a run ([`histogram`]), the
 //! time-series panels of a call-loop run ([`series`]), line charts of a sweep CSV
-//! ([`lines`], read through [`table`]) and a tune's Pareto frontier ([`frontier`], from the
-//! tune's report). Everything is drawn from plain data structures built from the same [`crate::experiment::Report`] the CSV and JSON are
-//! written from, so a chart can never disagree with the numbers beside it.
+//! ([`lines`], read through [`table`]), a tune's Pareto frontier ([`frontier`], from the
+//! tune's report) and the collapse curves of a boundary search ([`boundary`]). Everything is
+//! drawn from plain data structures built from the same report the CSV and JSON are written
+//! from, so a chart can never disagree with the numbers beside it.
 //!
 //! Text is drawn with a font compiled into the binary (DejaVu Sans, `assets/fonts/`, licence
 //! beside it): registered with plotters' `ab_glyph` feature for layout, and rasterised on the
@@ -14,6 +15,7 @@
 //! [`crate::output`] so a chart is written whole or not at all.
 
 mod axis;
+pub mod boundary;
 pub mod frontier;
 #[cfg(test)]
 mod fuzz;

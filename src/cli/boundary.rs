@@ -9,6 +9,7 @@ use herd_sim::boundary::export::Format;
 use herd_sim::boundary::{
     BoundaryError, BoundarySpec, DEFAULT_LEVEL, DEFAULT_MAX_RUNS, DEFAULT_SEEDS, DEFAULT_TOLERANCE,
 };
+use herd_sim::chart::ChartSize;
 use herd_sim::config::{ScenarioFile, DEFAULT_MAX_REQUESTS};
 
 use super::sweep::GridArgs;
@@ -86,6 +87,18 @@ pub struct BoundaryArgs {
     /// Output file, or `-` for stdout; written whole once the search ends.
     #[arg(long, value_name = "PATH", default_value = "-")]
     pub out: PathBuf,
+
+    /// Also draw the collapse probability against the axis as a PNG (`-`: stdout).
+    #[arg(long, value_name = "PATH")]
+    pub png: Option<PathBuf>,
+
+    /// Also draw the same chart as an SVG file (`-`: stdout).
+    #[arg(long, value_name = "PATH")]
+    pub svg: Option<PathBuf>,
+
+    /// Picture size of --png/--svg in pixels, WIDTHxHEIGHT [default: 1000x620].
+    #[arg(long, value_name = "WxH", value_parser = parse_chart_size)]
+    pub chart_size: Option<ChartSize>,
 
     /// Worker threads, 1 to 1024 [default: all cores]. The output never depends on it.
     #[arg(long, value_name = "N", value_parser = parse_threads)]

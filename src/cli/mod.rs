@@ -4,6 +4,7 @@
 //! fields are checked once, by [`ScenarioFile::validate`].
 
 mod boundary;
+mod boundary_outputs;
 mod browser;
 mod control;
 mod errors;

@@ -3,6 +3,7 @@
 
 mod adapters;
 mod boundary;
+mod boundary_charts;
 mod browser;
 mod budgets;
 mod charts;

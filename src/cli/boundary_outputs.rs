@@ -1,0 +1,49 @@
+//! The pictures `herd-sim boundary` draws beside its report (`--png`, `--svg`): checked before
+//! any run, so a bad extension or two outputs naming one file fail at once.
+
+use std::path::Path;
+
+use anyhow::Context;
+
+use herd_sim::chart::ImageFormat;
+use herd_sim::config::ConfigError;
+use herd_sim::output::OutputTarget;
+
+use super::BoundaryArgs;
+
+impl BoundaryArgs {
+    /// The charts asked for, each with its format, once every path is checked: the extension
+    /// fits the flag, and no two outputs (the report's `--out` among them) name one file or
+    /// both standard output. A device such as `/dev/null` may take several.
+    pub fn charts(&self) -> anyhow::Result<Vec<(&Path, ImageFormat)>> {
+        let target = |path: &Path| {
+            OutputTarget::of(path).with_context(|| format!("cannot write {}", path.display()))
+        };
+        let mut taken = vec![("--out", target(&self.out)?)];
+        let mut charts = Vec::new();
+        for (path, flag, format) in [
+            (&self.png, "--png", ImageFormat::Png),
+            (&self.svg, "--svg", ImageFormat::Svg),
+        ] {
+            let Some(path) = path else { continue };
+            ImageFormat::for_output(flag, path, &[format])?;
+            let this = target(path)?;
+            if let Some((other, _)) = taken
+                .iter()
+                .find(|(_, t)| t.same_as(&this) && !matches!(t, OutputTarget::Special(_)))
+            {
+                return Err(ConfigError::Invalid {
+                    field: flag,
+                    value: path.display().to_string(),
+                    accepted: format!(
+                        "{other} writes there too; accepted: a path no other output of this search names"
+                    ),
+                }
+                .into());
+            }
+            taken.push((flag, this));
+            charts.push((path.as_path(), format));
+        }
+        Ok(charts)
+    }
+}
