@@ -214,8 +214,12 @@ impl TuneReport {
         for c in &self.configs {
             let what = match c.library {
                 "herd-sim" => "herd-sim config keys",
-                "grpc" => "gRPC service config (retryThrottling)",
-                "envoy" => "Envoy retry_budget",
+                "grpc" if c.text.contains("retryThrottling") => {
+                    "gRPC service config (retryThrottling)"
+                }
+                "grpc" => "gRPC service config (retryPolicy)",
+                "envoy" if c.text.contains("retry_budget") => "Envoy retry_budget",
+                "envoy" => "Envoy route retry_policy",
                 "finagle" => "Finagle RetryBudget",
                 _ => "AWS SDK shared config",
             };

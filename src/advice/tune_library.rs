@@ -94,6 +94,41 @@ pub fn snippets(scenario: &Scenario, keys: &str) -> Vec<Snippet> {
             text,
         });
     }
+    // Without a control, a full-jitter curve is still each library's own backoff: gRPC's
+    // retryPolicy (A6: random(0, min(initialBackoff × multiplier^(n−1), maxBackoff))) and
+    // Envoy's retry_back_off (fully jittered, the multiplier fixed at 2).
+    if controls.budget == Budget::None
+        && controls.throttle == Throttle::None
+        && strategy == Some(Strategy::FullJitter)
+    {
+        let mut text = format!(
+            "{{\n  \"methodConfig\": [{{\"name\": [{{}}], \"retryPolicy\": {{\"maxAttempts\": {}, \"initialBackoff\": \"{}\", \"maxBackoff\": \"{}\", \"backoffMultiplier\": {}, \"retryableStatusCodes\": [\"UNAVAILABLE\"]}}}}]\n}}\n",
+            retries + 1,
+            proto_seconds(b.base),
+            proto_seconds(b.cap),
+            number(b.multiplier)
+        );
+        if retries + 1 > 5 {
+            text.push_str(&format!(
+                "// maxAttempts {} is above 5: gRPC treats it as 5 (A6)\n",
+                retries + 1
+            ));
+        }
+        out.push(Snippet {
+            library: "grpc",
+            text,
+        });
+        if b.multiplier == 2.0 {
+            out.push(Snippet {
+                library: "envoy",
+                text: format!(
+                    "# route\nretry_policy:\n  retry_on: 5xx\n  num_retries: {retries}\n  retry_back_off:\n    base_interval: {}\n    max_interval: {}\n",
+                    proto_seconds(b.base),
+                    proto_seconds(b.cap)
+                ),
+            });
+        }
+    }
     if let Budget::Envoy {
         percent,
         min_concurrency,
@@ -220,10 +255,33 @@ mod tests {
             aws[1].text,
             "[default]\nretry_mode = standard\nmax_attempts = 3\n"
         );
-        // No control: the herd-sim keys alone.
+        // No control and no jittered curve: the herd-sim keys alone.
         assert_eq!(
-            snippets(&scenario("retries = 2\n"), "retries = 2\n").len(),
+            snippets(
+                &scenario("retries = 2\nstrategy = \"exponential\"\n"),
+                "retries = 2\n"
+            )
+            .len(),
             1
+        );
+        // No control, full jitter: gRPC's retryPolicy alone (maxAttempts counts the first
+        // attempt, above 5 said) and Envoy's route back-off.
+        let plain = snippets(
+            &scenario("strategy = \"full-jitter\"\nretries = 6\nbase = \"2s\"\ncap = \"1m\"\n"),
+            "",
+        );
+        assert_eq!(plain[1].library, "grpc");
+        let (json, note) = plain[1].text.split_once("}\n//").unwrap();
+        let json: serde_json::Value = serde_json::from_str(&format!("{json}}}")).unwrap();
+        let policy = &json["methodConfig"][0]["retryPolicy"];
+        assert_eq!(policy["maxAttempts"], 7);
+        assert_eq!(policy["initialBackoff"], "2s");
+        assert_eq!(policy["maxBackoff"], "60s");
+        assert!(json.get("retryThrottling").is_none());
+        assert!(note.contains("above 5"), "{note}");
+        assert_eq!(
+            plain[2].text,
+            "# route\nretry_policy:\n  retry_on: 5xx\n  num_retries: 6\n  retry_back_off:\n    base_interval: 2s\n    max_interval: 60s\n"
         );
     }
 

@@ -429,3 +429,173 @@ fn a_chart_flag_that_cannot_be_drawn_is_one_line_before_anything_runs() {
         assert!(!out_path.exists() && !dir.path().join("f.svg").exists(), "{args:?}");
     }
 }
+
+/// `(params, {constraint or objective label: mean})` of each frontier point.
+fn frontier_means(report: &serde_json::Value) -> Vec<(serde_json::Value, serde_json::Value)> {
+    report["frontier"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            let mut means = serde_json::Map::new();
+            for group in ["constraints", "objectives"] {
+                for (k, v) in p[group].as_object().unwrap() {
+                    means.insert(k.clone(), v["mean"].clone());
+                }
+            }
+            (p["params"].clone(), serde_json::Value::Object(means))
+        })
+        .collect()
+}
+
+#[test]
+fn the_grpc_throttling_study_is_the_hand_computation() {
+    // configs/tune/grpc-throttling.toml: 10 processes, about 1000 calls, every attempt failing:
+    // each process retries ceil(m / 2) − 1 times in all.
+    let amplification = |m: u64, calls: f64| 1.0 + (10 * (m.div_ceil(2) - 1)) as f64 / calls;
+    let grid: Vec<u64> = (10..=100).step_by(10).collect();
+    let hand = *grid
+        .iter()
+        .filter(|&&m| amplification(m, 1000.0) <= 1.1)
+        .max()
+        .unwrap();
+    assert_eq!(hand, 20);
+    // Masked: 99 successes refill 99 r for each token the 1 % lose, r ≥ 0.0102 keeps the
+    // bucket full, so every ratio of the grid passes: 2 max_tokens × 4 ratios feasible.
+    let report = json(&[
+        "tune",
+        "--config",
+        &repo("configs/tune/grpc-throttling.toml"),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(report["feasible"], 8, "{report}");
+    assert_eq!(report["recommended"]["budget.max_tokens"], hand, "{report}");
+    for (params, means) in frontier_means(&report) {
+        assert_eq!(params["budget.max_tokens"], hand);
+        let a = means["amplification@down <= 1.1"].as_f64().unwrap();
+        // 90 retries over a Poisson number of calls of mean 1000 (3 seeds).
+        assert!(
+            (amplification(hand, 1100.0)..=amplification(hand, 900.0)).contains(&a),
+            "{a}"
+        );
+        // 1 − 0.01^4 of the calls succeed.
+        assert!(
+            means["goodput_pct@flaky >= 99.9"].as_f64().unwrap() > 99.99,
+            "{means}"
+        );
+    }
+    let grpc: serde_json::Value =
+        serde_json::from_str(report["configs"]["grpc"].as_str().unwrap()).unwrap();
+    assert_eq!(grpc["retryThrottling"]["maxTokens"], 20.0);
+    assert_eq!(grpc["methodConfig"][0]["retryPolicy"]["maxAttempts"], 4);
+}
+
+#[test]
+fn the_envoy_budget_study_is_the_hand_computation() {
+    // configs/tune/envoy-budget.toml: answers come at once, so the floor c is the budget. Down:
+    // a call keeps its slot through its 3 retries (mean waits 12.5 + 25 + 50 ms), 400 calls/s.
+    let down = |c: f64| 1.0 + 3.0 * c / (400.0 * 0.0875);
+    assert!(down(1.0) <= 1.1 && down(2.0) > 1.1);
+    // Flaky: 4 failures a second each find the slot held (a 12.5 ms mean wait) with
+    // probability 1 − e^(−0.05), and fail.
+    let flaky = 100.0 - (1.0 - (-4.0f64 * 0.0125).exp());
+    let report = json(&[
+        "tune",
+        "--config",
+        &repo("configs/tune/envoy-budget.toml"),
+        "--format",
+        "json",
+    ]);
+    // c = 1 with each of the 4 percents, nothing else.
+    assert_eq!(report["feasible"], 4, "{report}");
+    assert_eq!(report["recommended"]["budget.min_concurrency"], 1);
+    assert_eq!(report["recommended"]["budget.percent"], 5);
+    let (_, means) = &frontier_means(&report)[0];
+    let a = means["amplification@down <= 1.1"].as_f64().unwrap();
+    assert!((a - down(1.0)).abs() < 0.01, "{a} against {}", down(1.0));
+    let g = means["goodput_pct@flaky >= 99.9"].as_f64().unwrap();
+    assert!((g - flaky).abs() < 0.03, "{g} against {flaky}");
+    let envoy = report["configs"]["envoy"].as_str().unwrap();
+    assert!(
+        envoy.contains("budget_percent:\n        value: 5.0\n      min_retry_concurrency: 1\n"),
+        "{envoy}"
+    );
+    assert!(
+        envoy.contains("base_interval: 0.025s\n    max_interval: 0.25s\n"),
+        "{envoy}"
+    );
+}
+
+#[test]
+fn the_backoff_study_rides_the_outage_by_its_envelope_and_absorbs_the_spike() {
+    // configs/tune/backoff-outage.toml. A full-jitter call's retries span on average
+    // Σ min(cap, base 2^(k−1)) / 2; a call made as the outage starts must span 30 s.
+    let envelope = |base: f64, cap: f64, retries: i32| {
+        (0..retries)
+            .map(|k| cap.min(base * 2f64.powi(k)))
+            .sum::<f64>()
+            / 2.0
+    };
+    let secs = |v: &serde_json::Value| {
+        let t = v.as_str().unwrap();
+        match t.strip_suffix("ms") {
+            Some(ms) => ms.parse::<f64>().unwrap() / 1000.0,
+            None => t.trim_end_matches('s').parse().unwrap(),
+        }
+    };
+    let config = repo("configs/tune/backoff-outage.toml");
+    let report = json(&["tune", "--config", &config, "--format", "json"]);
+    let frontier = frontier_means(&report);
+    assert!(!frontier.is_empty(), "{report}");
+    for (params, means) in &frontier {
+        let e = envelope(
+            secs(&params["base"]),
+            secs(&params["cap"]),
+            params["retries"].as_i64().unwrap() as i32,
+        );
+        assert!(e >= 30.0, "{params}: a mean envelope of {e} s");
+        assert_eq!(means["stuck@outage <= 0"], 0.0, "{params}");
+        assert!(means["goodput_pct@outage >= 99"].as_f64().unwrap() >= 99.0);
+    }
+    // The recommendation is the frontier's cheapest.
+    let cheapest = frontier
+        .iter()
+        .min_by(|a, b| {
+            let m = |p: &serde_json::Value| p["amplification@outage"].as_f64().unwrap();
+            m(&a.1).total_cmp(&m(&b.1))
+        })
+        .unwrap();
+    assert_eq!(report["recommended"], cheapest.0);
+    // With 4 retries (gRPC's most) no base and cap of the grid rides it through: the waits
+    // span Σ min(cap, base 2^(k−1)) = 30 s at most (2 + 4 + 8 + 16 s), 15 s on average, so
+    // about half of the calls made during the outage give up first.
+    let dir = tempfile::tempdir().unwrap();
+    let short = dir.path().join("short.toml");
+    let text = std::fs::read_to_string(&config)
+        .unwrap()
+        .replace("\"4,6,8,10\"", "\"4\"");
+    assert!((envelope(2.0, 60.0, 4) - 15.0).abs() < 1e-9);
+    std::fs::write(&short, text).unwrap();
+    let none = json(&[
+        "tune",
+        "--config",
+        short.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(none["feasible"], 0, "{none}");
+    assert!(none["recommended"].is_null());
+    // Ready to paste: gRPC's retryPolicy and Envoy's route back-off, both full jitter.
+    let configs = &report["configs"];
+    let grpc = configs["grpc"].as_str().unwrap();
+    let attempts = report["recommended"]["retries"].as_i64().unwrap() + 1;
+    assert!(
+        grpc.contains(&format!("\"maxAttempts\": {attempts}")),
+        "{grpc}"
+    );
+    assert!(configs["envoy"]
+        .as_str()
+        .unwrap()
+        .contains("retry_back_off:"));
+}
