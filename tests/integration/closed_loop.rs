@@ -195,3 +195,43 @@ fn in_flight_and_think_time_are_sweep_axes_with_their_columns() {
     let n: Vec<f64> = rows.iter().map(|r| r[calls].parse().unwrap()).collect();
     assert!(n[0] <= 1000.0 && n[1] > n[0], "{n:?}");
 }
+
+#[test]
+fn closed_sticky_users_are_weighted_by_their_turns() {
+    // Ten closed processes of one call, two of them sticky; a fixed 100 ms round trip, 1 s
+    // of thought, 2 naive retries, a server that serves everyone else, load to 100 s. Each
+    // process's first arrival t0 is Exp(10 ms) (1000/s over ten), below 100 ms. A healthy
+    // turn is one trip and the thought, 1.1 s: starts at t0 + 1.1 j < 100, j = 0..90, 91
+    // calls; a sticky one three trips and the thought, 1.3 s: j = 0..76, 77 calls. So 8 × 91
+    // + 2 × 77 = 882 calls, 728 served, 728 + 154 × 3 = 1190 attempts: a closed loop's
+    // success is 728 / 882 = 82.5 %, not 1 − F, since the failing users' turns are longer.
+    let r = json(&[
+        "--clients",
+        "10",
+        "--arrivals",
+        "poisson",
+        "--rate",
+        "1000/s",
+        "--duration",
+        "100s",
+        "--in-flight",
+        "1",
+        "--think-time",
+        "1s",
+        "--latency",
+        "100ms",
+        "--strategy",
+        "naive",
+        "--retries",
+        "2",
+        "--server",
+        "flaky",
+        "--failure-rate",
+        "0",
+        "--sticky-failures",
+        "0.2",
+    ]);
+    assert_eq!(r["calls"].as_u64(), Some(882), "{r}");
+    assert_eq!(r["attempts"].as_u64(), Some(1190));
+    assert_eq!(r["succeeded"].as_u64(), Some(728));
+}

@@ -567,3 +567,25 @@ fn layers_without_a_policy_or_that_cannot_compose_are_refused_in_one_line() {
         "{e}"
     );
 }
+
+#[test]
+fn sticky_users_behind_two_layers_make_the_product_and_no_policy_lifts_them() {
+    // 1000 processes, 200 sticky, one call each against a server that serves everyone else,
+    // through a layer of 2 retries around the run's 3: the 800 succeed at once, each of the
+    // 200 makes exactly (1 + 2)(1 + 3) = 12 attempts, 800 + 200 × 12 = 3200.
+    let (tally, t) = call_loop(
+        "clients = 1000\nstrategy = \"naive\"\nretries = 3\nsticky_failures = 0.2\n\
+         [[layer]]\nstrategy = \"naive\"\nretries = 2\n\
+         [server]\nmodel = \"flaky\"\nfailure_rate = 0.0\n",
+    );
+    assert_eq!((t.calls, t.calls_succeeded, t.attempts), (1000, 800, 3200));
+    assert_eq!(tally.gave_up, 200);
+    // A retry breaker cannot lift them either, per process or shared: success stays 1 − F.
+    for scope in ["client", "global"] {
+        let (_, t) = call_loop(&format!(
+            "clients = 1000\nstrategy = \"naive\"\nretries = 3\nsticky_failures = 0.2\n\
+             breaker = \"retries:ratio=0.1,scope={scope}\"\n[server]\nmodel = \"flaky\"\nfailure_rate = 0.0\n"
+        ));
+        assert_eq!((t.calls, t.calls_succeeded), (1000, 800), "{scope}");
+    }
+}
