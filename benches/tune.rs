@@ -5,7 +5,7 @@
 //! Runs and time side by side in one run, so the ratio is measured under the same load; the
 //! recommendation of each is printed beside the other's.
 //!
-//! Run: cargo bench --features bench --bench tune
+//! Run: cargo bench --features bench --locked --profile release --bench tune
 //! (one pass of each, under a minute on two threads; a plain harness, not criterion's: a
 //! search is one sample).
 
