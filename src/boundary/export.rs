@@ -5,7 +5,8 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use super::search::Stop;
+use super::band::{JsonBand, KNOCKED_OVER, STAYS_DOWN};
+use super::search::{Point, Stop};
 use super::{unit_of, CaseResult, Report};
 
 /// The output formats of `herd-sim boundary`.
@@ -28,6 +29,8 @@ struct JsonReport<'a> {
     verdict_rule: &'a str,
     method: &'a str,
     seed_rule: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    band_rule: Option<&'a str>,
     results: Vec<JsonResult<'a>>,
 }
 
@@ -40,11 +43,15 @@ struct JsonResult<'a> {
     boundary_high: Option<f64>,
     runs: u64,
     stop: &'static str,
+    settle_at_low_s: f64,
+    settle_at_high_s: f64,
     points: Vec<JsonPoint>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    band: Option<JsonBand>,
 }
 
 #[derive(Serialize)]
-struct JsonPoint {
+pub(super) struct JsonPoint {
     value: f64,
     seeds: u64,
     collapsed: u64,
@@ -87,6 +94,7 @@ impl Report {
             verdict_rule: &self.verdict_rule,
             method: &self.method,
             seed_rule: &self.seed_rule,
+            band_rule: self.band_rule.as_deref(),
             results: self.results.iter().map(|r| self.json_result(r)).collect(),
         }
     }
@@ -106,44 +114,46 @@ impl Report {
             boundary_high: bound(r.search.bracket.high),
             runs: r.search.runs,
             stop: stop_text(r.search.stop),
-            points: r
-                .search
-                .points
-                .iter()
-                .map(|p| {
-                    let e = p.estimate();
-                    JsonPoint {
-                        value: self.in_unit(p.value as f64),
-                        seeds: p.seeds(),
-                        collapsed: p.collapsed(),
-                        p: e.p,
-                        p_low: e.low,
-                        p_high: e.high,
-                        run_seeds: p.outcomes.iter().map(|o| o.seed).collect(),
-                        collapsed_seeds: p
-                            .outcomes
-                            .iter()
-                            .filter(|o| o.collapsed)
-                            .map(|o| o.seed)
-                            .collect(),
-                    }
-                })
-                .collect(),
+            settle_at_low_s: r.settle.0.as_secs_f64(),
+            settle_at_high_s: r.settle.1.as_secs_f64(),
+            points: self.json_points(&r.search.points),
+            band: self.json_band(r),
         }
+    }
+
+    /// Points in JSON, each with its seeds and the seeds that collapsed.
+    pub(super) fn json_points(&self, points: &[Point]) -> Vec<JsonPoint> {
+        points
+            .iter()
+            .map(|p| {
+                let e = p.estimate();
+                JsonPoint {
+                    value: self.in_unit(p.value as f64),
+                    seeds: p.seeds(),
+                    collapsed: p.collapsed(),
+                    p: e.p,
+                    p_low: e.low,
+                    p_high: e.high,
+                    run_seeds: p.outcomes.iter().map(|o| o.seed).collect(),
+                    collapsed_seeds: p
+                        .outcomes
+                        .iter()
+                        .filter(|o| o.collapsed)
+                        .map(|o| o.seed)
+                        .collect(),
+                }
+            })
+            .collect()
     }
 
     /// The case's name in the table and the CSV: the strategy, then the other listed values.
     fn case_name(r: &CaseResult) -> String {
-        let mut name = r.case.strategy.clone();
-        for (k, v) in &r.case.with {
-            name.push_str(&format!(", {k}={v}"));
-        }
-        name
+        r.case.name()
     }
 
     fn csv(&self) -> Vec<u8> {
         let mut w = csv::Writer::from_writer(Vec::new());
-        let _ = w.write_record([
+        let mut header = vec![
             "strategy",
             "with",
             self.axis.column,
@@ -152,7 +162,13 @@ impl Report {
             "p",
             "p_low",
             "p_high",
-        ]);
+        ];
+        // With --band, the edge each row belongs to, last.
+        let band = self.band_rule.is_some();
+        if band {
+            header.push("edge");
+        }
+        let _ = w.write_record(header);
         for r in &self.results {
             let with: Vec<String> = r
                 .case
@@ -160,25 +176,35 @@ impl Report {
                 .iter()
                 .map(|(k, v)| format!("{k}={v}"))
                 .collect();
-            for p in &r.search.points {
-                let e = p.estimate();
-                let _ = w.write_record([
-                    r.case.strategy.clone(),
-                    with.join(";"),
-                    self.in_unit(p.value as f64).to_string(),
-                    p.seeds().to_string(),
-                    p.collapsed().to_string(),
-                    e.p.to_string(),
-                    e.low.to_string(),
-                    e.high.to_string(),
-                ]);
+            let edges = [
+                (&r.search.points[..], KNOCKED_OVER),
+                (self.band_points(r), STAYS_DOWN),
+            ];
+            for (points, edge) in edges {
+                for p in points {
+                    let e = p.estimate();
+                    let mut record = vec![
+                        r.case.strategy.clone(),
+                        with.join(";"),
+                        self.in_unit(p.value as f64).to_string(),
+                        p.seeds().to_string(),
+                        p.collapsed().to_string(),
+                        e.p.to_string(),
+                        e.low.to_string(),
+                        e.high.to_string(),
+                    ];
+                    if band {
+                        record.push(edge.to_string());
+                    }
+                    let _ = w.write_record(record);
+                }
             }
         }
         w.into_inner().unwrap_or_default()
     }
 
     /// A value of the axis as the table shows it: its unit, at most four decimals.
-    fn shown(&self, units: f64) -> String {
+    pub(super) fn shown(&self, units: f64) -> String {
         let v = self.in_unit(units);
         let text = format!("{v:.4}");
         let text = text.trim_end_matches('0').trim_end_matches('.');
@@ -229,21 +255,29 @@ impl Report {
             ));
         }
         for (r, name) in self.results.iter().zip(&names) {
+            out.push_str(&format!("\n{name}: points\n"));
+            out.push_str(&self.points_table(&r.search.points));
+        }
+        out.push_str(&self.band_table(&names));
+        out
+    }
+
+    /// A table of points: value, seeds, collapsed, the estimate and its interval.
+    pub(super) fn points_table(&self, points: &[Point]) -> String {
+        let mut out = format!(
+            "{:>12}  {:>5}  {:>9}  {:>5}  {:>13}\n",
+            self.axis.name, "seeds", "collapsed", "p", "95% interval"
+        );
+        for p in points {
+            let e = p.estimate();
             out.push_str(&format!(
-                "\n{name}: points\n{:>12}  {:>5}  {:>9}  {:>5}  {:>13}\n",
-                self.axis.name, "seeds", "collapsed", "p", "95% interval"
+                "{:>12}  {:>5}  {:>9}  {:>5.3}  {:>13}\n",
+                self.shown(p.value as f64),
+                p.seeds(),
+                p.collapsed(),
+                e.p,
+                format!("{:.3}..{:.3}", e.low, e.high)
             ));
-            for p in &r.search.points {
-                let e = p.estimate();
-                out.push_str(&format!(
-                    "{:>12}  {:>5}  {:>9}  {:>5.3}  {:>13}\n",
-                    self.shown(p.value as f64),
-                    p.seeds(),
-                    p.collapsed(),
-                    e.p,
-                    format!("{:.3}..{:.3}", e.low, e.high)
-                ));
-            }
         }
         out
     }

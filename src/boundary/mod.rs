@@ -10,6 +10,7 @@
 //! searches one case after another, each batch in parallel, and gathers a [`Report`]
 //! ([`export`] writes it). No I/O and no clap here.
 
+pub mod band;
 pub mod curve;
 pub mod evaluate;
 pub mod export;
@@ -26,7 +27,9 @@ use crate::sweep::parameter::{
 };
 use crate::sweep::shard::ROW_OVERHEAD;
 use crate::sweep::SweepError;
+use crate::time::SimDuration;
 
+use self::band::{CaseBand, KnockOver};
 use self::evaluate::{value_in_unit, value_text, SweepOracle};
 use self::search::{Search, Settings};
 
@@ -108,6 +111,8 @@ pub struct BoundarySpec {
     pub max_requests: u64,
     /// Run work past [`crate::config::WORK_THRESHOLD`] instead of refusing it.
     pub yes: bool,
+    /// Also search each case started collapsed: the vulnerable band ([`band`]).
+    pub band: bool,
 }
 
 impl Default for BoundarySpec {
@@ -124,6 +129,7 @@ impl Default for BoundarySpec {
             threads: None,
             max_requests: crate::config::DEFAULT_MAX_REQUESTS,
             yes: false,
+            band: false,
         }
     }
 }
@@ -151,6 +157,10 @@ pub struct BoundaryPlan {
     max_requests: u64,
     verdict_rule: String,
     work: u128,
+    /// Each case's settle at the range's low and high ends.
+    settles: Vec<(SimDuration, SimDuration)>,
+    /// With `--band`: each case's knock-over and its scenario started collapsed.
+    bands: Option<Vec<(KnockOver, ScenarioFile)>>,
 }
 
 /// The numeric sweep parameters, comma-separated, for messages.
@@ -188,6 +198,17 @@ pub fn unit_of(axis: &Parameter) -> &'static str {
         Kind::Duration => "s",
         _ if axis.column.ends_with("_per_s") => "per s",
         _ => "",
+    }
+}
+
+impl Case {
+    /// The case's name in the output: the strategy, then the other listed values.
+    pub fn name(&self) -> String {
+        let mut name = self.strategy.clone();
+        for (k, v) in &self.with {
+            name.push_str(&format!(", {k}={v}"));
+        }
+        name
     }
 }
 
@@ -236,6 +257,9 @@ impl BoundaryPlan {
         if lo >= hi {
             return Err(range_error("LO is not below HI".into()));
         }
+        if spec.band {
+            band::check_axis(axis, &spec.lists)?;
+        }
         if !(spec.level > 0.0 && spec.level < 1.0) {
             return Err(BoundaryError::Flag {
                 flag: "--level",
@@ -283,7 +307,9 @@ impl BoundaryPlan {
         let cases = cases(&spec.base, axis, &spec.lists)?;
         let mut work: u128 = 0;
         let mut requests: u128 = 0;
-        let mut verdict_rule = String::new();
+        let mut first_ends: Vec<Scenario> = Vec::new();
+        let mut settles = Vec::new();
+        let mut bands = Vec::new();
         for case in &cases {
             let mut per_run: u128 = 0;
             let mut at_ends: Vec<Scenario> = Vec::new();
@@ -315,31 +341,44 @@ impl BoundaryPlan {
                 at_ends.push(scenario);
             }
             check_case(axis, case, &at_ends, (lo, hi))?;
-            if verdict_rule.is_empty() {
-                verdict_rule = verdict_rule_of(&at_ends);
-            }
+            settles.push((at_ends[0].overload.settle, at_ends[1].overload.settle));
             let runs = u128::from(spec.max_runs);
+            if spec.band {
+                let (knock_over, file, band_run) =
+                    band_of(&spec.base, axis, case, &at_ends[0], (lo, hi), threads)?;
+                requests = requests.saturating_add(band_run.saturating_mul(runs));
+                work = work.saturating_add((ROW_OVERHEAD + band_run).saturating_mul(runs));
+                bands.push((knock_over, file));
+            }
+            if first_ends.is_empty() {
+                first_ends = at_ends;
+            }
             requests = requests.saturating_add(per_run.saturating_mul(runs));
             work = work.saturating_add((ROW_OVERHEAD + per_run).saturating_mul(runs));
         }
+        let names: Vec<String> = cases.iter().map(Case::name).collect();
+        let verdict_rule = verdict_rule_of(&first_ends, &names, &settles);
         check_requests(requests, spec.max_requests, "boundary search")?;
         check_work(work, "boundary search", spec.yes)?;
         // Each end and case validated as a one-cell sweep too (its memory check among them).
         let done = AtomicU64::new(0);
         let pool = crate::sweep::thread_pool(Some(1))?;
-        for case in &cases {
-            let oracle = SweepOracle {
-                base: &spec.base,
-                axis,
-                fixed: &case.pairs,
-                pool: &pool,
-                threads,
-                max_requests: spec.max_requests,
-                progress: &|_| {},
-                done: &done,
-            };
-            for end in [lo, hi] {
-                oracle.plan(end, 1)?;
+        for (i, case) in cases.iter().enumerate() {
+            let bases = std::iter::once(&spec.base).chain(bands.get(i).map(|(_, file)| file));
+            for base in bases {
+                let oracle = SweepOracle {
+                    base,
+                    axis,
+                    fixed: &case.pairs,
+                    pool: &pool,
+                    threads,
+                    max_requests: spec.max_requests,
+                    progress: &|_| {},
+                    done: &done,
+                };
+                for end in [lo, hi] {
+                    oracle.plan(end, 1)?;
+                }
             }
         }
         Ok(BoundaryPlan {
@@ -359,6 +398,8 @@ impl BoundaryPlan {
             max_requests: spec.max_requests,
             verdict_rule,
             work,
+            settles,
+            bands: spec.band.then_some(bands),
         })
     }
 
@@ -367,11 +408,13 @@ impl BoundaryPlan {
         self.work
     }
 
-    /// Runs the most any search may spend: every case's `--max-runs`.
+    /// Runs the most any search may spend: every case's `--max-runs`, twice with `--band`.
     pub fn max_runs(&self) -> u64 {
-        self.settings
-            .max_runs
-            .saturating_mul(self.cases.len() as u64)
+        let searches = match self.bands {
+            Some(_) => 2 * self.cases.len() as u64,
+            None => self.cases.len() as u64,
+        };
+        self.settings.max_runs.saturating_mul(searches)
     }
 
     /// The cases searched, in order.
@@ -387,22 +430,31 @@ impl BoundaryPlan {
     ) -> Result<Report, BoundaryError> {
         let done = AtomicU64::new(0);
         let mut results = Vec::new();
-        for case in &self.cases {
-            let oracle = SweepOracle {
-                base: &self.base,
-                axis: self.axis,
-                fixed: &case.pairs,
-                pool,
-                threads: self.threads,
-                max_requests: self.max_requests,
-                progress,
-                done: &done,
+        for (i, case) in self.cases.iter().enumerate() {
+            let search_over = |base: &ScenarioFile| {
+                let oracle = SweepOracle {
+                    base,
+                    axis: self.axis,
+                    fixed: &case.pairs,
+                    pool,
+                    threads: self.threads,
+                    max_requests: self.max_requests,
+                    progress,
+                    done: &done,
+                };
+                match self.curve {
+                    Some(k) => search::grid(&oracle, &self.settings, k),
+                    None => search::search(&oracle, &self.settings),
+                }
             };
-            let search = match self.curve {
-                Some(k) => search::grid(&oracle, &self.settings, k)?,
-                None => search::search(&oracle, &self.settings)?,
-            };
-            results.push(CaseResult::new(case.clone(), search, self.settings.level));
+            let mut result =
+                CaseResult::new(case.clone(), search_over(&self.base)?, self.settings.level);
+            result.settle = self.settles[i];
+            if let Some((knock_over, file)) = self.bands.as_ref().map(|b| &b[i]) {
+                let stays_down = search_over(file)?;
+                result.band = Some(CaseBand::new(*knock_over, stays_down, self.settings.level));
+            }
+            results.push(result);
         }
         Ok(Report {
             axis: self.axis,
@@ -417,6 +469,7 @@ impl BoundaryPlan {
             },
             seed_rule: seed_rule(&self.base),
             tolerance: self.settings.tolerance,
+            band_rule: self.bands.as_ref().map(|_| band::BAND_RULE.to_string()),
             results,
         })
     }
@@ -439,17 +492,73 @@ row replays as a plain run with --seed SEED",
 }
 
 /// The collapse rule in words ([`crate::series::verdict_rule`]), from the validated
-/// scenarios at the two ends of the range: their settle differs when the axis changes it
-/// (retries, timeout, cap, a trigger's end), and the rule then names both.
-fn verdict_rule_of(ends: &[Scenario]) -> String {
+/// scenarios at the two ends of the range of the first case, and every case's settle at both
+/// ends: the settle differs along the range when the axis changes it (retries, timeout, cap,
+/// a trigger's end), and between cases when their lists do; the rule then names each.
+fn verdict_rule_of(
+    ends: &[Scenario],
+    names: &[String],
+    settles: &[(SimDuration, SimDuration)],
+) -> String {
     let rule = ends[0].overload.verdict_rule();
-    match ends.last() {
-        Some(hi) if hi.overload.settle != ends[0].overload.settle => format!(
-            "{rule}; the settle is {} at the low end of the range and {} at the high end",
-            ends[0].overload.settle, hi.overload.settle
-        ),
-        _ => rule,
+    let at_ends = |(lo, hi): (SimDuration, SimDuration)| match lo == hi {
+        true => lo.to_string(),
+        false => format!("{lo} at the low end of the range and {hi} at the high end"),
+    };
+    match settles {
+        [] => rule,
+        [first, rest @ ..] if rest.iter().all(|s| s == first) => match first.0 == first.1 {
+            true => rule,
+            false => format!("{rule}; the settle is {}", at_ends(*first)),
+        },
+        _ => {
+            let each: Vec<String> = names
+                .iter()
+                .zip(settles)
+                .map(|(name, &s)| format!("{} for {name}", at_ends(s)))
+                .collect();
+            let rule = rule.replacen(
+                &format!("for at least {} after", settles[0].0),
+                "for at least the case's settle after",
+                1,
+            );
+            format!("{rule}; the settle differs by case: {}", each.join("; "))
+        }
     }
+}
+
+/// A case's knock-over, its scenario started collapsed, and the attempts a run of it sends at
+/// most (at the costlier end of the range), each end validated.
+fn band_of(
+    base: &ScenarioFile,
+    axis: &'static Parameter,
+    case: &Case,
+    at_lo: &Scenario,
+    (lo, hi): (u64, u64),
+    threads: usize,
+) -> Result<(KnockOver, ScenarioFile, u128), BoundaryError> {
+    let refuse = |problem: String| {
+        BoundaryError::Flag {
+        flag: "--band",
+        value: format!("for {}", case.name()),
+        problem,
+        accepted: "a capacity server with --workers and a --timeout: one a herd's retries can hold past its capacity".into(),
+    }
+    };
+    let knock_over = KnockOver::of(at_lo).map_err(refuse)?;
+    let file = knock_over.scenario(base)?;
+    let mut per_run: u128 = 0;
+    for end in [lo, hi] {
+        let scenario = case_scenario(&file, axis, case, end, threads).map_err(|e| {
+            refuse(format!(
+                "started collapsed ({}) at {}: {e}",
+                knock_over.degrade(),
+                value_text(axis.kind, end)
+            ))
+        })?;
+        per_run = per_run.max(scenario.attempts_per_run());
+    }
+    Ok((knock_over, file, per_run))
 }
 
 /// The tolerance in integer units: `P%` of the range, or a value in the axis's unit.
@@ -663,6 +772,10 @@ pub struct CaseResult {
     pub search: Search,
     /// Where the isotonic fit crosses the level, in integer units (`None`: it never does).
     pub boundary: Option<f64>,
+    /// The case's settle at the range's low and high ends.
+    pub settle: (SimDuration, SimDuration),
+    /// With `--band`: the search started collapsed.
+    pub band: Option<CaseBand>,
 }
 
 impl CaseResult {
@@ -675,6 +788,8 @@ impl CaseResult {
             case,
             search,
             boundary,
+            settle: (SimDuration::ZERO, SimDuration::ZERO),
+            band: None,
         }
     }
 }
@@ -694,6 +809,8 @@ pub struct Report {
     pub seed_rule: String,
     /// The tolerance, in integer units.
     pub tolerance: u64,
+    /// With `--band`: how its runs start collapsed, and the floor ([`band::BAND_RULE`]).
+    pub band_rule: Option<String>,
     /// One result a case.
     pub results: Vec<CaseResult>,
 }

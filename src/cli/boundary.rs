@@ -120,6 +120,11 @@ pub struct BoundaryArgs {
     #[arg(long)]
     pub quiet: bool,
 
+    /// The vulnerable band (--axis rate): also find the lowest load at which a run started
+    /// collapsed (its triggers replaced by a knock-over spike) stays down.
+    #[arg(long)]
+    pub band: bool,
+
     /// Lists of other sweep parameters: each combination is a case with its own boundary.
     #[command(flatten)]
     pub grid: GridArgs,
@@ -152,6 +157,7 @@ impl BoundaryArgs {
             threads: self.threads.map(|n| n as usize),
             max_requests: self.max_requests.unwrap_or(DEFAULT_MAX_REQUESTS),
             yes: self.yes,
+            band: self.band,
         })
     }
 }

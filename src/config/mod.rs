@@ -49,7 +49,7 @@ pub use saturating::Sat;
 pub use server::{LimitedModel, LimiterRule, ServerFile, ServerModel, SERVER_MODELS};
 pub use trace_size::TRACE_BYTES_LIMIT;
 pub use unread::Unread;
-pub use workload::{Bound, DistText, IntervalText, Intervals, RateText};
+pub use workload::{Bound, DistText, IntervalText, Intervals, RateText, MIN_DEGRADE_FACTOR};
 
 use std::fmt;
 use std::path::Path as FsPath;

@@ -2,6 +2,7 @@
 //! real `herd-sim` binary (through [`cmd`]) where the command line is what is tested.
 
 mod adapters;
+mod band;
 mod boundary;
 mod boundary_charts;
 mod browser;
