@@ -426,6 +426,13 @@ mod tests {
                 (low as f64) < crossing && crossing < high as f64,
                 "{crossing} not in {low}..{high}"
             );
+            // The reported boundary, the isotonic fit's crossing of the level, lies within the
+            // tolerance of the true crossing too.
+            let estimate = crate::boundary::curve::crossing(&s.points, 0.5, rising).unwrap();
+            assert!(
+                (estimate - crossing).abs() <= 200.0,
+                "{estimate} is not within 200 of {crossing}"
+            );
             assert_eq!(s.runs, oracle.runs.get());
             // A grid at the tolerance's resolution (51 points) whose every point has the seeds
             // the search gives a point at most (80) costs 4080 runs; one of 20 seeds a point

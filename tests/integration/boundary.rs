@@ -206,7 +206,8 @@ fn the_boundary_agrees_with_a_dense_grid_sweep_within_the_intervals() {
     }
 }
 
-/// Runs `boundary ARGS --out FILE`: one `error:` line starting `expected`, exit 2, no file.
+/// Runs `boundary ARGS --out FILE`: one `error:` line starting `expected` and saying what is
+/// accepted, exit 2, no file.
 fn refused(args: &[&str], expected: &str) {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("boundary.json");
@@ -218,6 +219,11 @@ fn refused(args: &[&str], expected: &str) {
     assert_eq!(output.status.code(), Some(2), "{all:?}: {stderr}");
     assert!(stderr.starts_with(expected), "{all:?}: {stderr}");
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    // The line says what would be accepted (clap's own number check gives an example).
+    assert!(
+        stderr.contains("; accepted: ") || stderr.contains("is not a number, e.g. "),
+        "{all:?}: {stderr}"
+    );
     assert!(output.stdout.is_empty());
     assert!(!out.exists(), "{all:?} wrote its output");
     assert_eq!(
@@ -249,7 +255,7 @@ fn every_bad_input_is_one_line_naming_the_flag_exit_2_and_nothing_written() {
     )
     .unwrap();
     let (no_trigger, outage_only) = (no_trigger.to_str().unwrap(), outage_only.to_str().unwrap());
-    let cases: [(&[&str], &str); 12] = [
+    let cases: [(&[&str], &str); 19] = [
         (
             &["--config", c, "--axis", "spike-rat", "--range", "40..120"],
             "error: invalid --axis spike-rat: not a sweep parameter; accepted: clients, retries,",
@@ -297,6 +303,36 @@ fn every_bad_input_is_one_line_naming_the_flag_exit_2_and_nothing_written() {
         (
             &["--config", c, "--axis", "spike-rate", "--range", "40..120", "--tolerance", "2x"],
             "error: invalid --tolerance 2x: ",
+        ),
+        (
+            &["--config", c, "--axis", "spike-rate", "--range", "40"],
+            "error: invalid --range 40: not a range; accepted: LO..HI in the unit of --axis spike-rate",
+        ),
+        (
+            &["--config", c, "--axis", "spike-rate", "--range", "40..120", "--level", "0"],
+            "error: invalid --level 0: outside (0, 1); accepted: a probability strictly between 0 and 1",
+        ),
+        (
+            &["--config", c, "--axis", "spike-rate", "--range", "40..120", "--level", "half"],
+            "error: invalid value 'half' for --level: `half` is not a number",
+        ),
+        // A trigger axis whose trigger the scenario lacks (it has a spike): the line names the
+        // axis and the axes this scenario reads.
+        (
+            &["--config", c, "--axis", "degrade-factor", "--range", "0.1..0.5"],
+            "error: invalid --axis degrade-factor: the scenario of naive has nothing it sets",
+        ),
+        (
+            &["--config", c, "--axis", "degrade-duration", "--range", "1s..5s"],
+            "error: invalid --axis degrade-duration: the scenario of naive has nothing it sets",
+        ),
+        (
+            &["--config", c, "--axis", "outage-duration", "--range", "1s..5s"],
+            "error: invalid --axis outage-duration: the scenario of naive has nothing it sets",
+        ),
+        (
+            &["--config", no_trigger, "--axis", "degrade-duration", "--range", "1s..5s"],
+            "error: invalid --axis degrade-duration: the scenario has no trigger (spike, outage or degradation)",
         ),
     ];
     for (args, expected) in cases {
