@@ -170,8 +170,8 @@ if sweep_cells < 100:
 charts = sweep_dom.count("<figure><svg")
 if charts < 3:
     fail.append(f"the sweep page has {charts} charts, want 3 (peak, finish, waste)")
-# The first strategy's line: the palette's first colour.
-not_blank(f"{work}/sweep-shot.png", {"blue": bytes.fromhex("0072B2")}, "sweep page's")
+# The two strategies' lines: the palette's first two line colours.
+not_blank(f"{work}/sweep-shot.png", {"blue": bytes.fromhex("0072B2"), "orange": bytes.fromhex("E69F00")}, "sweep page's")
 
 if fail:
     print("html-chromium: FAILED\n" + "\n".join(fail))

@@ -11,7 +11,7 @@ use plotters::prelude::*;
 use crate::boundary::{unit_of, Report};
 
 use super::axis::{self, Axis, Ticked};
-use super::lines::PALETTE;
+use super::palette;
 use super::{
     draw_error, draw_mesh, draw_title_lines, render, ChartError, ChartSize, Drawable, ImageFormat,
     FONT_FAMILY,
@@ -239,7 +239,7 @@ impl Drawable for BoundaryChart {
         };
         let fit = ((legend.dim_in_pixel().1.saturating_sub(8)) / LEGEND_ROW_H as u32).max(1);
         for (i, case) in self.cases.iter().enumerate() {
-            let (r, g, b) = PALETTE[i % PALETTE.len()];
+            let (r, g, b) = palette::LINES[i % palette::LINES.len()];
             let color = RGBColor(r, g, b);
             if case.points.len() > 1 {
                 let mut band: Vec<(f64, f64)> = case.points.iter().map(|p| (p.x, p.high)).collect();
@@ -404,7 +404,7 @@ mod tests {
         let (x40, x120) = (tick_x(&svg, "40"), tick_x(&svg, "120"));
         let pixel = |v: f64| x40 + (v - 40.0) / 80.0 * (x120 - x40);
         for (i, case) in c.cases.iter().enumerate() {
-            let (r, g, b) = PALETTE[i];
+            let (r, g, b) = palette::LINES[i];
             let stroke = format!("#{r:02X}{g:02X}{b:02X}");
             let lines = polylines(&svg, &stroke, 2);
             assert_eq!(lines.len(), 1, "{stroke}: {svg}");
@@ -456,8 +456,16 @@ mod tests {
                 .count()
         };
         // Each case's line and legend swatch (12 x 18 pixels at least) in its own colour.
-        assert!(count(PALETTE[0]) > 216, "{}", count(PALETTE[0]));
-        assert!(count(PALETTE[1]) > 216, "{}", count(PALETTE[1]));
+        assert!(
+            count(palette::LINES[0]) > 216,
+            "{}",
+            count(palette::LINES[0])
+        );
+        assert!(
+            count(palette::LINES[1]) > 216,
+            "{}",
+            count(palette::LINES[1])
+        );
         assert!(count((255, 255, 255)) < 800 * 500);
         assert_eq!(bytes, c.render(ImageFormat::Png, Some(size)).unwrap());
     }

@@ -16,7 +16,12 @@ use crate::advice::tune_frontier::{Stat, TuneReport};
 
 use super::axis::{Axis, Ticked};
 use super::{draw_error, draw_mesh, render, ChartError, ChartSize, Drawable, ImageFormat};
-use super::{draw_title_lines, FONT_FAMILY};
+use super::{draw_title_lines, palette, FONT_FAMILY};
+
+/// A palette colour as plotters takes it.
+const fn rgb((r, g, b): palette::Rgb) -> RGBColor {
+    RGBColor(r, g, b)
+}
 
 /// The picture's size when none is given.
 pub const DEFAULT_SIZE: ChartSize = ChartSize {
@@ -31,9 +36,9 @@ pub const OTHER_R: u32 = 3;
 /// Radius of the ring around the recommended point.
 pub const RING_R: u32 = 11;
 /// The frontier's colour.
-pub const FRONTIER_COLOR: RGBColor = RGBColor(31, 119, 180);
+pub const FRONTIER_COLOR: RGBColor = rgb(palette::BLUE);
 /// The ring's colour.
-pub const RING_COLOR: RGBColor = RGBColor(214, 39, 40);
+pub const RING_COLOR: RGBColor = rgb(palette::VERMILLION);
 /// Feasible candidates off the frontier (dominated): filled grey.
 pub const DOMINATED_COLOR: RGBColor = RGBColor(150, 150, 150);
 /// Candidates missing a constraint: hollow grey.
@@ -508,7 +513,7 @@ mod tests {
         let bars: Vec<&str> = svg
             .split("<polyline")
             .skip(1)
-            .filter(|t| t.contains("stroke=\"#1F77B4\""))
+            .filter(|t| t.contains(&format!("stroke=\"{}\"", palette::hex(palette::BLUE))))
             .collect();
         assert_eq!(bars.len(), 6, "{svg}");
         // The x bar of (1, 10) is 0.2 wide, the axis 1 to 4 spans 3 per (c.0 - a.0) pixels.

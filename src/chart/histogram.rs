@@ -17,6 +17,7 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::axis::{number, Axis, Ticked};
+use super::palette;
 use super::{
     draw_caption, draw_error, draw_mesh, draw_title_lines, render, ChartError, ChartSize, Drawable,
     ImageFormat, FONT_FAMILY,
@@ -56,11 +57,11 @@ impl CountScale {
 /// The colour role of a layer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Tone {
-    /// Retries (blue).
+    /// Retries (the palette's blue).
     Retries,
-    /// Requests the server served (green).
+    /// Requests the server served (bluish green).
     Served,
-    /// Requests the server refused (red).
+    /// Requests the server refused (vermillion).
     Refused,
 }
 
@@ -68,9 +69,9 @@ impl Tone {
     /// The fill colour, as RGB bytes (public so tests can find the bars in a picture).
     pub const fn rgb(self) -> (u8, u8, u8) {
         match self {
-            Tone::Retries => (31, 119, 180),
-            Tone::Served => (44, 160, 44),
-            Tone::Refused => (214, 39, 40),
+            Tone::Retries => palette::RETRIES,
+            Tone::Served => palette::SERVED,
+            Tone::Refused => palette::REFUSED,
         }
     }
 

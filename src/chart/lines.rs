@@ -15,6 +15,7 @@ use plotters::prelude::*;
 use std::collections::{HashMap, HashSet};
 
 use super::axis::{self, Axis, Ticked};
+use super::palette;
 use super::table::{plain, DataTable};
 use super::{
     draw_error, draw_mesh, render, ChartError, ChartSize, Drawable, ImageFormat, FONT_FAMILY,
@@ -90,20 +91,6 @@ pub const DEFAULT_SIZE: ChartSize = ChartSize {
     width: 1000,
     height: 620,
 };
-
-/// The lines' colours, one a line in order (matplotlib's `tab10`).
-pub(crate) const PALETTE: [(u8, u8, u8); 10] = [
-    (31, 119, 180),
-    (255, 127, 14),
-    (44, 160, 44),
-    (214, 39, 40),
-    (148, 103, 189),
-    (140, 86, 75),
-    (227, 119, 194),
-    (127, 127, 127),
-    (188, 189, 34),
-    (23, 190, 207),
-];
 
 /// The table rows (indices) that share one x value of one line.
 type RowsAtX = (f64, Vec<usize>);
@@ -779,7 +766,7 @@ impl Drawable for LineChart {
         // Legend entries that fit under one another (at least one).
         let fit = ((legend.dim_in_pixel().1.saturating_sub(24)) / 22).max(1) as usize;
         for (i, line) in self.lines.iter().enumerate() {
-            let (r, g, b) = PALETTE[i % PALETTE.len()];
+            let (r, g, b) = palette::LINES[i % palette::LINES.len()];
             let color = RGBColor(r, g, b);
             let at = |px: f64, py: f64| (x.place(px), y.place(py));
             if line.points.iter().any(|p| p.max > p.min) {

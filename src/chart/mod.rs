@@ -21,6 +21,7 @@ pub mod frontier;
 mod fuzz;
 pub mod histogram;
 pub mod lines;
+pub mod palette;
 pub mod series;
 pub mod table;
 #[cfg(test)]

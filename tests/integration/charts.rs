@@ -237,9 +237,10 @@ fn plot_draws_one_line_per_by_value_at_the_size_asked_for() {
     let has = |color: (u8, u8, u8)| {
         (0..picture.height).any(|y| (0..picture.width).any(|x| picture.at(x, y) == color))
     };
-    // The first two palette colours: one line each for fixed and full-jitter.
-    assert!(has((31, 119, 180)) && has((255, 127, 14)));
-    assert!(!has((44, 160, 44)), "a third line appeared");
+    // The first two line colours, Okabe–Ito's blue and orange: one line each for fixed and
+    // full-jitter; the third, bluish green, nowhere.
+    assert!(has((0, 114, 178)) && has((230, 159, 0)));
+    assert!(!has((0, 158, 115)), "a third line appeared");
 
     let svg = dir.path().join("windows.svg");
     herd()
@@ -537,8 +538,8 @@ fn plot_draws_at_every_narrow_width_and_reads_a_wide_header() {
             .success();
         let picture = Picture::read(&png);
         assert_eq!((picture.width, picture.height), (width, 620));
-        // The single point is drawn (a dot of the first palette colour).
-        let blue = (31, 119, 180);
+        // The single point is drawn (a dot of the first line colour, Okabe–Ito's blue).
+        let blue = (0, 114, 178);
         assert!(
             !picture.row_bands(blue).is_empty(),
             "no point at width {width}"

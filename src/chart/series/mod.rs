@@ -26,6 +26,7 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::axis::{number, Axis, Ticked};
 use super::histogram::CountScale;
+use super::palette;
 use super::{
     draw_caption, draw_error, draw_mesh, draw_title_lines, render, ChartError, ChartSize, Drawable,
     ImageFormat, FONT_FAMILY,
@@ -64,9 +65,9 @@ impl TriggerKind {
     /// The band's colour before [`BAND_ALPHA`] is applied, as RGB bytes.
     pub const fn rgb(self) -> (u8, u8, u8) {
         match self {
-            TriggerKind::Outage | TriggerKind::Down => (214, 39, 40),
-            TriggerKind::Spike => (255, 127, 14),
-            TriggerKind::Degrade => (148, 103, 189),
+            TriggerKind::Outage | TriggerKind::Down => palette::VERMILLION,
+            TriggerKind::Spike => palette::ORANGE,
+            TriggerKind::Degrade => palette::REDDISH_PURPLE,
         }
     }
 }

@@ -2,6 +2,7 @@
 //! ([`PanelKind`]), and the points of a line from the series' sparse rows ([`points`]), missing
 //! windows read as zeros and a latency broken where a window has none. Pure: no drawing.
 
+use crate::chart::palette;
 use crate::series::SeriesRow;
 use crate::time::SimDuration;
 
@@ -32,15 +33,15 @@ impl Measure {
     /// The line colour, as RGB bytes (public so tests can find the lines in a picture).
     pub const fn rgb(self) -> (u8, u8, u8) {
         match self {
-            Measure::Started => (31, 119, 180),
-            Measure::Succeeded => (44, 160, 44),
-            Measure::TimedOut => (255, 127, 14),
-            Measure::Refused => (214, 39, 40),
-            Measure::InSystem => (148, 103, 189),
-            Measure::P50 => (23, 190, 207),
-            Measure::P99 => (140, 86, 75),
-            Measure::SentVisible => (31, 119, 180),
-            Measure::SentHidden => (127, 127, 127),
+            Measure::Started => palette::RETRIES,
+            Measure::Succeeded => palette::SERVED,
+            Measure::TimedOut => palette::TIMED_OUT,
+            Measure::Refused => palette::REFUSED,
+            Measure::InSystem => palette::ORANGE,
+            Measure::P50 => palette::SKY_BLUE,
+            Measure::P99 => palette::BLACK,
+            Measure::SentVisible => palette::BLUE,
+            Measure::SentHidden => palette::ORANGE,
         }
     }
 

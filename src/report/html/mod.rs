@@ -10,7 +10,7 @@
 //! config) and the data as blocks a reader's tools can load. The pages work with scripts off,
 //! print, and keep their text selectable.
 //!
-//! Colours are the Okabe–Ito palette, safe for the common
+//! Colours are the Okabe–Ito palette ([`crate::chart::palette`]), the charts' own, safe for the common
 //! colour-vision deficiencies. Pure: the same inputs give the same bytes.
 
 pub mod run;
@@ -18,16 +18,10 @@ pub mod sweep;
 
 use std::fmt::Write;
 
+use crate::chart::palette;
+
 pub use self::run::{render, summary_rows, HtmlPage, TIMELINE_ATTEMPTS_MAX, TIMELINE_CLIENTS_MAX};
 pub use self::sweep::{render_sweep, SweepPage, SWEEP_ROWS_MAX};
-
-/// The chart colours (tab10's blue, green and red, as plotters writes them) and the
-/// Okabe–Ito colours that replace them in the page.
-const COLOUR_MAP: [(&str, &str); 3] = [
-    ("#1F77B4", "#0072B2"),
-    ("#2CA02C", "#009E73"),
-    ("#D62728", "#D55E00"),
-];
 
 /// DejaVu Sans, the font the charts are laid out with.
 static FONT: &[u8] = include_bytes!("../../../assets/fonts/DejaVuSans.ttf");
@@ -43,7 +37,7 @@ th:first-child, td:first-child { text-align: left; }
 .scroll { overflow-x: auto; }
 figure { margin: 1rem 0; } figure svg { max-width: 100%; height: auto; }
 pre { background: #f4f4f4; padding: 0.6rem; overflow-x: auto; white-space: pre-wrap; }
-.served { color: #009E73; } .refused { color: #D55E00; } .timed_out { color: #CC79A7; }
+.served { color: SERVED; } .refused { color: REFUSED; } .timed_out { color: TIMED_OUT; } .retries { color: RETRIES; }
 .key span { margin-right: 1rem; }
 @media print { body { max-width: none; margin: 0; } #picker { display: none; } figure, table { break-inside: avoid; } }
 "##;
@@ -91,18 +85,23 @@ fn base64(bytes: &[u8]) -> String {
     out
 }
 
-/// A chart's SVG for the page: without its XML declaration, its colours the page's.
+/// A chart's SVG for the page: without its XML declaration.
 fn inline_svg(svg: &[u8]) -> String {
     let text = String::from_utf8_lossy(svg);
-    let mut text = match text.find("<svg") {
+    match text.find("<svg") {
         Some(at) => text[at..].to_string(),
         None => text.into_owned(),
-    };
-    for (from, to) in COLOUR_MAP {
-        text = text.replace(from, to);
-        text = text.replace(&from.to_ascii_lowercase(), to);
     }
-    text
+}
+
+/// `text` with the palette's role names (`SERVED`, `REFUSED`, `TIMED_OUT`, `RETRIES`)
+/// replaced by their colours: the pages' style and script take the charts' colours from the
+/// one definition.
+fn coloured(text: &str) -> String {
+    text.replace("TIMED_OUT", &palette::hex(palette::TIMED_OUT))
+        .replace("SERVED", &palette::hex(palette::SERVED))
+        .replace("REFUSED", &palette::hex(palette::REFUSED))
+        .replace("RETRIES", &palette::hex(palette::RETRIES))
 }
 
 /// A page being written: the one head, style and order of sections every page shares.
@@ -121,7 +120,7 @@ impl Skeleton {
              <meta name=\"generator\" content=\"herd-sim {}\">\n<title>{}</title>\n<style>{}</style>\n</head>\n<body>\n",
             env!("CARGO_PKG_VERSION"),
             escape(title),
-            STYLE.replace("FONT", &base64(FONT))
+            coloured(STYLE).replace("FONT", &base64(FONT))
         );
         let _ = writeln!(out, "<h1>{}</h1>", escape(title));
         Skeleton { out }

@@ -7,14 +7,15 @@
 //! config file. The run's JSON output and its attempts (the lines `--trace` writes) are
 //! embedded as data blocks.
 //!
-//! Served is bluish green `#009E73`, refused vermillion `#D55E00`, timed out reddish purple
-//! `#CC79A7`, retries blue `#0072B2`.
+//! Served is the palette's bluish green, refused vermillion, timed out reddish purple,
+//! retries (the waits) blue ([`crate::chart::palette`]).
 
 use std::fmt::Write;
 
 use serde::de::{Deserializer, MapAccess, Visitor};
 
-use super::{escape, Skeleton};
+use super::{coloured, escape, Skeleton};
+use crate::chart::palette;
 
 /// The most clients a run may have for the page to carry its per-client timeline.
 pub const TIMELINE_CLIENTS_MAX: u32 = 5000;
@@ -132,7 +133,7 @@ const SCRIPT: &str = r##"
   var client = document.getElementById("client");
   var run = document.getElementById("run");
   var view = document.getElementById("timeline");
-  var colours = { served: "#009E73", refused: "#D55E00", timed_out: "#CC79A7" };
+  var colours = { served: "SERVED", refused: "REFUSED", timed_out: "TIMED_OUT" };
   function esc(t) { return String(t).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;"); }
   function num(x) { return x === null || x === undefined ? "-" : String(x); }
   function draw() {
@@ -143,7 +144,7 @@ const SCRIPT: &str = r##"
     svg += '<line x1="0" y1="20" x2="800" y2="20" stroke="#bbb"/>';
     mine.forEach(function (a) {
       var x = 800 * a.sent / span, w = Math.max(2, 800 * (a.ended - a.sent) / span);
-      if (a.wait !== null) { svg += '<line x1="' + (800 * a.ended / span).toFixed(1) + '" y1="20" x2="' + (800 * (a.ended + a.wait) / span).toFixed(1) + '" y2="20" stroke="#0072B2" stroke-dasharray="3 2"/>'; }
+      if (a.wait !== null) { svg += '<line x1="' + (800 * a.ended / span).toFixed(1) + '" y1="20" x2="' + (800 * (a.ended + a.wait) / span).toFixed(1) + '" y2="20" stroke="RETRIES" stroke-dasharray="3 2"/>'; }
       svg += '<rect x="' + x.toFixed(1) + '" y="10" width="' + w.toFixed(1) + '" height="20" fill="' + colours[a.outcome] + '"/>';
     });
     svg += '</svg>';
@@ -192,9 +193,9 @@ fn timeline(lines: &[Line], run: u32, client: u32, span: f64) -> String {
         .filter(|a| a.client == client && a.run == run)
         .collect();
     let colour = |o: &str| match o {
-        "served" => "#009E73",
-        "refused" => "#D55E00",
-        _ => "#CC79A7",
+        "served" => palette::SERVED,
+        "refused" => palette::REFUSED,
+        _ => palette::TIMED_OUT,
     };
     let mut svg = format!(
         "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"800\" height=\"40\" viewBox=\"0 0 800 40\" \
@@ -207,15 +208,16 @@ fn timeline(lines: &[Line], run: u32, client: u32, span: f64) -> String {
         if let Some(wait) = a.wait {
             let _ = write!(
                 svg,
-                "<line x1=\"{:.1}\" y1=\"20\" x2=\"{:.1}\" y2=\"20\" stroke=\"#0072B2\" stroke-dasharray=\"3 2\"/>",
+                "<line x1=\"{:.1}\" y1=\"20\" x2=\"{:.1}\" y2=\"20\" stroke=\"{}\" stroke-dasharray=\"3 2\"/>",
                 800.0 * a.ended / span,
-                800.0 * (a.ended + wait) / span
+                800.0 * (a.ended + wait) / span,
+                palette::hex(palette::RETRIES)
             );
         }
         let _ = write!(
             svg,
             "<rect x=\"{x:.1}\" y=\"10\" width=\"{w:.1}\" height=\"20\" fill=\"{}\"/>",
-            colour(&a.outcome)
+            palette::hex(colour(&a.outcome))
         );
     }
     svg.push_str("</svg>");
@@ -270,7 +272,7 @@ pub fn render(page: &HtmlPage<'_>) -> Result<String, serde_json::Error> {
     out.colophon("served bluish green, refused vermillion, timed out reddish purple, retries blue");
     out.data("run-json", "application/json", page.json);
     if page.attempts.is_some() {
-        out.raw(&format!("<script>{SCRIPT}</script>\n"));
+        out.raw(&format!("<script>{}</script>\n", coloured(SCRIPT)));
     }
     Ok(out.finish())
 }
@@ -294,7 +296,7 @@ fn timeline_section(lines: &[Line]) -> String {
         "<h2>Timeline of one client</h2>\n<p class=\"key\">Each attempt from its send to its \
          answer (at least 2 px wide): <span class=\"served\">■ served</span>\
          <span class=\"refused\">■ refused</span><span class=\"timed_out\">■ timed out</span>\
-         <span style=\"color:#0072B2\">- - the wait before the next attempt</span></p>\n",
+         <span class=\"retries\">- - the wait before the next attempt</span></p>\n",
     );
     out.push_str("<p id=\"picker\" hidden><label>strategy <select id=\"run\">");
     for (r, s) in &runs {
