@@ -418,3 +418,68 @@ impl Tuner {
         Ok(report)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::*;
+
+    const FILE: &str = r#"
+seeds = 2
+[[scenario]]
+name = "flaky"
+clients = 2
+strategy = "naive"
+retries = 2
+arrivals = "poisson"
+rate = "20/s"
+duration = "2s"
+[scenario.server]
+model = "flaky"
+failure_rate = 0.5
+[params]
+retries = "1,2,3"
+[objectives]
+maximize = ["goodput_pct@flaky"]
+"#;
+
+    #[test]
+    fn the_cache_runs_each_seed_once_and_only_the_new_ones() {
+        let file = TuneFile::parse(FILE, Path::new("."), "t.toml").unwrap();
+        let tuner = Tuner::new(file, 2, u64::MAX).unwrap();
+        let pool = crate::sweep::thread_pool(Some(2)).unwrap();
+        let mut runs = Runs::default();
+        let count = AtomicU64::new(0);
+        let progress = |_| {
+            count.fetch_add(1, Ordering::Relaxed);
+        };
+        // Two seeds of candidates 0 and 2: four runs.
+        tuner
+            .ensure(&pool, &mut runs, &[(0, 0, 2), (2, 0, 2)], &progress)
+            .unwrap();
+        assert_eq!((runs.spent(), count.load(Ordering::Relaxed)), (4, 4));
+        let first: Vec<_> = runs.of(0, 0).to_vec();
+        // Asked again, nothing runs; asked for four seeds of candidate 0, only seeds 2 and 3.
+        tuner
+            .ensure(&pool, &mut runs, &[(0, 0, 2), (2, 0, 1)], &progress)
+            .unwrap();
+        assert_eq!(runs.spent(), 4);
+        tuner
+            .ensure(&pool, &mut runs, &[(0, 0, 4)], &progress)
+            .unwrap();
+        assert_eq!((runs.spent(), count.load(Ordering::Relaxed)), (6, 6));
+        assert_eq!(runs.of(0, 0).len(), 4);
+        assert_eq!(&runs.of(0, 0)[..2], first.as_slice(), "kept, not rerun");
+        // The seeds added are the sweep's replicates 2 and 3: the same values as a fresh
+        // cache asking for four seeds at once.
+        let mut fresh = Runs::default();
+        tuner
+            .ensure(&pool, &mut fresh, &[(0, 0, 4)], &|_| {})
+            .unwrap();
+        assert_eq!(fresh.of(0, 0), runs.of(0, 0));
+        // The whole search: 3 candidates × 2 seeds, each once.
+        let report = tuner.run(&pool, &|_| {}).unwrap();
+        assert_eq!(report.runs, 6);
+    }
+}

@@ -471,6 +471,10 @@ fn the_grpc_throttling_study_is_the_hand_computation() {
     ]);
     assert_eq!(report["feasible"], 8, "{report}");
     assert_eq!(report["recommended"]["budget.max_tokens"], hand, "{report}");
+    // The four ratios tie on both objectives (20 tokens, goodput 100 %): the rule gives the
+    // earliest in grid order, 0.05.
+    assert_eq!(report["frontier"].as_array().unwrap().len(), 4);
+    assert_eq!(report["recommended"]["budget.token_ratio"], 0.05);
     for (params, means) in frontier_means(&report) {
         assert_eq!(params["budget.max_tokens"], hand);
         let a = means["amplification@down <= 1.1"].as_f64().unwrap();
@@ -598,4 +602,134 @@ fn the_backoff_study_rides_the_outage_by_its_envelope_and_absorbs_the_spike() {
         .as_str()
         .unwrap()
         .contains("retry_back_off:"));
+}
+
+#[test]
+fn the_json_report_has_the_documented_shape() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = two_scenarios(dir.path(), TWO_SCENARIOS);
+    let report = json(&["tune", "--config", &config, "--format", "json"]);
+    // {"recommended": {PARAM: VALUE}, "frontier": [{"params", "objectives": {"M@S": {"mean",
+    // "low", "high", "n"}}, "constraints", "seeds"}], "runs", ...}
+    let dims = ["budget", "budget.max_tokens", "retries"];
+    let keys = |v: &serde_json::Value| {
+        let mut k: Vec<String> = v.as_object().unwrap().keys().cloned().collect();
+        k.sort();
+        k
+    };
+    assert_eq!(keys(&report["recommended"]), dims);
+    assert_eq!(report["runs"].as_u64(), Some(32));
+    let frontier = report["frontier"].as_array().unwrap();
+    assert!(!frontier.is_empty());
+    for p in frontier {
+        assert_eq!(
+            keys(p),
+            ["constraints", "objectives", "params", "seeds"],
+            "{p}"
+        );
+        assert_eq!(keys(&p["params"]), dims);
+        assert_eq!(
+            keys(&p["objectives"]),
+            ["amplification@down", "goodput_pct@flaky"]
+        );
+        assert_eq!(keys(&p["constraints"]), ["goodput_pct@flaky >= 50"]);
+        for stat in p["objectives"]
+            .as_object()
+            .unwrap()
+            .values()
+            .chain(p["constraints"].as_object().unwrap().values())
+        {
+            assert_eq!(keys(stat), ["high", "low", "mean", "n"]);
+            let (low, mean, high) = (
+                stat["low"].as_f64().unwrap(),
+                stat["mean"].as_f64().unwrap(),
+                stat["high"].as_f64().unwrap(),
+            );
+            assert!(low <= mean && mean <= high, "{stat}");
+            assert_eq!(stat["n"], p["seeds"]);
+        }
+        assert_eq!(p["seeds"], 2);
+    }
+    // The recommended point is one of the frontier's, and the rule is stated.
+    assert!(frontier
+        .iter()
+        .any(|p| p["params"] == report["recommended"]));
+    assert!(report["rule"]
+        .as_str()
+        .unwrap()
+        .starts_with("among the frontier, the best mean of the first objective"));
+    let table = String::from_utf8(herd_sim_ok(&["tune", "--config", &config])).unwrap();
+    assert!(table.contains(&format!("\nrule: {}", report["rule"].as_str().unwrap())));
+}
+
+#[test]
+fn a_strategy_is_tuned_like_any_parameter() {
+    // Naive retries wait nothing and the flaky server answers at once, so every call ends when
+    // it starts and the last by the load's end, 5 s; exponential backoff's waits (1, 2, 4 s)
+    // keep the calls that fail near the end going past it (the last 10 s of calls hold about
+    // 500 that retry). The first objective picks naive.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("strategy.toml");
+    std::fs::write(
+        &path,
+        r#"
+seeds = 2
+[[scenario]]
+name = "flaky"
+clients = 10
+retries = 3
+arrivals = "poisson"
+rate = "100/s"
+duration = "5s"
+[scenario.server]
+model = "flaky"
+failure_rate = 0.5
+[params]
+strategy = "exponential,naive"
+[objectives]
+minimize = ["finish_s@flaky"]
+"#,
+    )
+    .unwrap();
+    let report = json(&[
+        "tune",
+        "--config",
+        path.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(report["recommended"]["strategy"], "naive", "{report}");
+    let finish = report["frontier"][0]["objectives"]["finish_s@flaky"]["mean"]
+        .as_f64()
+        .unwrap();
+    assert!(finish <= 5.0, "{report}");
+}
+
+#[test]
+fn auto_searches_a_grid_up_to_max_candidates_whole_and_halves_a_larger_one() {
+    // configs/tune/grpc-down.toml has 5 candidates.
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(repo("configs/tune/grpc-down.toml")).unwrap();
+    for (limit, method, runs) in [(5, "exhaustive", 15), (4, "halving", 0)] {
+        let path = dir.path().join(format!("auto{limit}.toml"));
+        std::fs::write(
+            &path,
+            format!("{text}[search]\nmax_candidates = {limit}\ncandidates = 3\neta = 3\nmax_seeds = 3\n"),
+        )
+        .unwrap();
+        let report = json(&[
+            "tune",
+            "--config",
+            path.to_str().unwrap(),
+            "--format",
+            "json",
+        ]);
+        assert_eq!(report["method"], method, "{report}");
+        if runs > 0 {
+            assert_eq!(report["runs"], runs);
+        } else {
+            // A design of 3 with 3 seeds, and no second rung (3 <= eta): 9 runs.
+            assert_eq!(report["runs"], 9, "{report}");
+        }
+    }
 }
