@@ -427,7 +427,8 @@ impl Scenario {
 
     /// Calls a call-loop run starts at most: one a client for a herd; for Poisson arrivals
     /// the expected count plus ten standard deviations (a Poisson count's sd is its square
-    /// root) and 100, beyond which the estimate is off with probability below 10^-20.
+    /// root) and 100, beyond which the estimate is off with probability below 10^-20; for
+    /// closed-loop clients, `Scenario::closed_call_bound`, which does not read the rate.
     pub fn call_bound(&self) -> u128 {
         if let Some(bound) = self.closed_call_bound() {
             return bound;
@@ -558,7 +559,8 @@ impl Scenario {
     }
 
     /// Calls a call-loop run holds at once at most, in flight or leaving a stale timeout or a
-    /// late answer pending: every call of a herd; for Poisson arrivals, the calls started
+    /// late answer pending: every call of a herd; for closed-loop clients K a process (slots
+    /// are reused); for Poisson arrivals, the calls started
     /// within a span at the schedule's peak rate, plus ten standard deviations and 100 (as
     /// [`Scenario::call_bound`]), and never more than every call. The span is twice the
     /// longest a call can last (`Scenario::longest_call`; its last timeout can be pending

@@ -235,3 +235,50 @@ fn closed_sticky_users_are_weighted_by_their_turns() {
     assert_eq!(r["attempts"].as_u64(), Some(1190));
     assert_eq!(r["succeeded"].as_u64(), Some(728));
 }
+
+#[test]
+fn boundary_finds_the_concurrency_a_server_tips_over_at() {
+    // Ten closed clients against one worker of Exp(100 ms), thinking Exp(968.5 ms), with a
+    // 1 s timeout and 3 naive retries, and an outage over 50–60 s: with one call a client the
+    // load stays at 80 % busy and recovers; with two, twenty places thinking about a second
+    // each ask for some 20 calls a second of the worker's 10, the timeouts' retries join the
+    // abandoned attempts in the queue, and it never drains. So the tipping point of in-flight lies
+    // between 1 and 2, whatever the seeds.
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("closed.toml");
+    std::fs::write(
+        &config,
+        "clients = 10\nstrategy = \"naive\"\nretries = 3\narrivals = \"poisson\"\n\
+         rate = \"8/s\"\nduration = \"200s\"\ntimeout = \"1s\"\noutage = \"50s..60s\"\n\
+         in_flight = 1\nthink_time = \"exp:968.5ms\"\n\
+         [server]\nmodel = \"capacity\"\nworkers = 1\nservice_time = \"exp:100ms\"\n",
+    )
+    .unwrap();
+    let out = herd_sim()
+        .args(["boundary", "--config"])
+        .arg(&config)
+        .args([
+            "--axis",
+            "in-flight",
+            "--range",
+            "1..6",
+            "--seeds",
+            "2",
+            "--format",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let r = &v["results"][0];
+    assert_eq!(
+        (r["boundary_low"].as_f64(), r["boundary_high"].as_f64()),
+        (Some(1.0), Some(2.0)),
+        "{r}"
+    );
+}
