@@ -750,11 +750,44 @@ mod tests {
             "{f:?}"
         );
         assert_eq!(f.figure, run.number("retries_denied").unwrap() / calls);
+        // A point value by hand: a quota of 50 tokens is 10 retries a process; with one retry a
+        // call, each process's first 10 calls (every process makes about 100) retry and every
+        // later one ends on the refusal: (calls − 100) / calls exactly.
+        let small =
+            "strategy = \"full-jitter\"\nretries = 1\nbudget = \"aws-standard:capacity=50\"\n";
+        let f = finding(small, Check::QuotaDisablesBackoff).unwrap();
+        let s = scenario(small);
+        let run = failing_probe(&PolicyFlags::of(&s, s.strategies[0]), &s)
+            .measure(Some(1))
+            .unwrap();
+        let calls = run.number("calls").unwrap();
+        assert!(
+            (f.figure - (calls - 100.0) / calls).abs() < 1e-12,
+            "{f:?} {calls}"
+        );
+        assert_eq!(f.severity, Severity::Warning);
         // A quota the outage cannot drain (at most 2000 retries × 5 = 10 000 tokens): none.
         let deep =
             "strategy = \"full-jitter\"\nretries = 2\nbudget = \"aws-standard:capacity=100000\"\n";
         assert!(finding(deep, Check::QuotaDisablesBackoff).is_none());
         assert!(finding("strategy = \"full-jitter\"\n", Check::QuotaDisablesBackoff).is_none());
+    }
+
+    #[test]
+    fn the_checks_carry_the_documented_names_in_json_and_text() {
+        let documented = [
+            "jitter-at-cap",
+            "retry-envelope",
+            "window-limiter",
+            "retry-after-lockstep",
+            "unbounded-amplification",
+            "quota-disables-backoff",
+        ];
+        let names: Vec<&str> = Check::ALL.iter().map(|c| c.name()).collect();
+        assert_eq!(names, documented);
+        for c in Check::ALL {
+            assert_eq!(serde_json::to_value(c).unwrap(), c.name());
+        }
     }
 
     #[test]
