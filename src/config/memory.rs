@@ -532,22 +532,25 @@ impl Scenario {
         (Sat::from(self.strategies.len()) * self.series_windows() * (2 * 11 * 30)).to_u64()
     }
 
-    /// The longest one call can last from its start: for each attempt a wait (the cap, and
-    /// what browser tabs add to it), two network trips and either the timeout or the
-    /// server's backlog ([`Scenario::call_loop_horizon`] without the last start).
+    /// The longest one call can last from its start: for each attempt of every retry layer
+    /// ([`Scenario::tries_per_call`]) a wait (the longest layer's cap, and what browser tabs
+    /// add to it), two network trips and either the timeout or the server's backlog
+    /// ([`Scenario::call_loop_horizon`] without the last start).
     fn longest_call(&self) -> Sat {
-        let tries = Sat::from(self.retries) + 1;
+        let tries = Sat(self.tries_per_call());
+        let cap = self
+            .overload
+            .layers
+            .outer
+            .iter()
+            .map(|l| l.policy.backoff.cap)
+            .fold(self.backoff.cap, SimDuration::max);
         let (_, backlog) = self.service_bounds();
         let answer = self
             .overload
             .timeout
             .map_or(backlog, |t| nanos(t).min(backlog));
-        tries
-            * (nanos(self.backoff.cap)
-                + self.beyond_cap()
-                + self.trip()
-                + answer
-                + self.tab_delay())
+        tries * (nanos(cap) + self.beyond_cap() + self.trip() + answer + self.tab_delay())
     }
 
     /// A request's two network trips (or the round trip of `--latency`), at their longest.
@@ -905,6 +908,7 @@ pub fn human_bytes(bytes: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::ScenarioFile;
 
     #[test]
     fn an_allocation_past_isize_max_is_never_reservable_and_a_small_one_is() {
@@ -983,6 +987,28 @@ mod tests {
             .served_windows
             .window_start(tally.served_windows.counts().len() - 1);
         assert!(last.as_nanos() <= s.horizon().as_nanos(), "{last:?}");
+    }
+
+    #[test]
+    fn calls_held_at_once_count_every_layers_tries_at_the_longest_cap() {
+        // A call of 2 retries inside a layer of 1 makes 3 x 2 = 6 attempts with waits of at
+        // most the longest cap (10 s): it can last as long as a call of 5 retries with that
+        // cap and no layer, so a sweep counts as many calls held at once for both; without
+        // the layer, 3 attempts, fewer.
+        let base = "arrivals = \"poisson\"\nrate = \"5/s\"\nduration = \"1000s\"\n\
+                    outage = \"10s..20s\"\ntimeout = \"1s\"\nstrategy = \"fixed\"\n\
+                    base = \"2s\"\n[server]\nmodel = \"capacity\"\nworkers = 4\n";
+        let at_once = |keys: &str, layer: &str| {
+            ScenarioFile::parse(&format!("{keys}{base}{layer}"), Some("toml"))
+                .unwrap()
+                .validate()
+                .unwrap()
+                .calls_at_once()
+        };
+        let layer = "[[layer]]\nstrategy = \"fixed\"\nbase = \"10s\"\ncap = \"10s\"\nretries = 1\n";
+        let layered = at_once("retries = 2\ncap = \"3s\"\n", layer);
+        assert_eq!(layered, at_once("retries = 5\ncap = \"10s\"\n", ""));
+        assert!(at_once("retries = 2\ncap = \"10s\"\n", "") < layered);
     }
 
     #[test]
