@@ -156,7 +156,7 @@ fn run_one_observed<O: Observer>(scenario: &Scenario, strategy: Strategy, trace:
         }));
         ReplicateSpread::of_figures(&figures)
     });
-    RunResult {
+    let mut result = RunResult {
         strategy,
         clients: scenario.clients,
         retries: scenario.retries,
@@ -208,5 +208,9 @@ fn run_one_observed<O: Observer>(scenario: &Scenario, strategy: Strategy, trace:
         over_replicates,
         published: scenario.published_for(strategy).cloned(),
         calls,
+    };
+    if let Some(pool) = scenario.overload.pool.describe() {
+        result.server = format!("{pool}, each {}", result.server);
     }
+    result
 }

@@ -81,6 +81,10 @@ pub struct CallLoopResult {
     /// How long calls kept starting after the last trigger ended, at least, seconds (the
     /// settle: `--settle`, or its default).
     pub settle_s: f64,
+    /// With a server pool, each server's figures, the first (`server` 1) first; left out
+    /// without a pool.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub servers: Vec<ServerResult>,
     /// The per-window series.
     pub series: Series,
     /// When the calls held at once and the server's queue outgrew what the memory budget
@@ -89,6 +93,27 @@ pub struct CallLoopResult {
     /// nothing written.
     #[serde(skip)]
     pub outgrown: Option<(f64, u64, u64)>,
+}
+
+/// One server's figures in a pool's result: the attempts the balancer routed to it and how
+/// each ended for its client (attempts = succeeded + refused + timed_out + in_flight), and
+/// the requests it served, late ones included.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct ServerResult {
+    /// Its number, from 1 (as `@server=K` names it).
+    pub server: u32,
+    /// Attempts routed to it.
+    pub attempts: u64,
+    /// Answered served before their timeout.
+    pub succeeded: u64,
+    /// Answered refused before their timeout.
+    pub refused: u64,
+    /// Timed out at their client.
+    pub timed_out: u64,
+    /// Still unanswered when the run ended (0: runs go on until nothing is pending).
+    pub in_flight: u64,
+    /// Requests it served, in time or late.
+    pub served: u64,
 }
 
 /// One retry layer's figures in a result.
@@ -159,6 +184,20 @@ impl CallLoopResult {
                 })
                 .collect(),
             settle_s: settle.as_secs_f64(),
+            servers: tally
+                .servers
+                .iter()
+                .zip(1..)
+                .map(|(c, server)| ServerResult {
+                    server,
+                    attempts: c.attempts,
+                    succeeded: c.succeeded,
+                    refused: c.refused,
+                    timed_out: c.timed_out,
+                    in_flight: c.in_flight,
+                    served: c.served,
+                })
+                .collect(),
             outgrown: tally
                 .outgrown
                 .map(|(at, calls, places)| (at.as_secs_f64(), calls, places)),

@@ -13,6 +13,9 @@
 //!    client seed. A client's draws therefore depend only on the run seed, its index and how
 //!    many draws it made before — never on event order, thread count or the other clients —
 //!    which is why the event-queue engine and the independent-client fast path agree exactly.
+//! 5. A server pool's balancer ([`crate::server::Pool`]) draws from its own [`ClientRng`]
+//!    started at `derive_seed(run seed, "balancer")`, one server a draw in the order the
+//!    attempts are sent; the clients' streams are untouched, and one server draws nothing.
 //!
 //! Uniform integers come from [`uniform_below`] (Lemire's multiply-and-reject), written here
 //! rather than borrowed so that a dependency upgrade cannot change a published figure.

@@ -734,6 +734,8 @@ pub struct OverloadTally {
     /// left them ([`crate::engine::Overload::in_flight`]), and the call slots and queued
     /// requests then held: the run stopped there, its figures unfinished.
     pub outgrown: Option<(SimTime, u64, u64)>,
+    /// With a server pool, each server's figures, index 0 first (empty without a pool).
+    pub servers: Vec<crate::server::ServerCount>,
 }
 
 #[cfg(test)]

@@ -8,8 +8,8 @@ use clap::Args;
 
 use herd_sim::chart::ChartSize;
 use herd_sim::config::{
-    Bound, DistText, HeadersVisible, IntervalText, Intervals, LatencyText, RateText, ScenarioFile,
-    ServerFile, StrategyList, SERVER_MODELS,
+    Bound, DistText, HeadersVisible, IntervalText, Intervals, LatencyText, RateText, RollingText,
+    ScenarioFile, ServerFile, StrategyList, SERVER_MODELS,
 };
 use herd_sim::engine::NetworkDelay;
 use herd_sim::time::SimDuration;
@@ -307,7 +307,19 @@ pub struct OverloadArgs {
     #[arg(long)]
     pub server_cancels: bool,
 
-    /// Any server: requests arriving in [FROM, TO) are refused, e.g. 0s..20s (repeatable).
+    /// Servers of the scenario's model behind a balancer, each with its own state [default: 1].
+    #[arg(long, value_name = "N", value_parser = parse_whole_u32)]
+    pub servers: Option<u32>,
+
+    /// How the pool routes each attempt, retries alike [default: round-robin].
+    #[arg(long, value_name = "KIND", value_parser = ["round-robin", "random", "least-outstanding", "power-of-two"])]
+    pub balancer: Option<String>,
+
+    /// Pool: server i (from 1) is out over [i x INTERVAL, i x INTERVAL + DOWNTIME), e.g. 20s,5s.
+    #[arg(long, value_name = "INTERVAL,DOWNTIME", value_parser = parse_text::<RollingText>)]
+    pub rolling_restart: Option<RollingText>,
+
+    /// Any server: requests arriving in [FROM, TO) are refused, e.g. 0s..20s, 0s..20s@server=2 (repeatable).
     #[arg(long, value_name = "FROM..TO", value_parser = parse_text::<IntervalText>, allow_hyphen_values = true)]
     pub outage: Vec<IntervalText>,
 
@@ -469,6 +481,9 @@ impl RunArgs {
             retry_after_format: self.browser.retry_after_format.clone(),
             clock_skew: self.browser.clock_skew,
             layer: (!self.control.layer.is_empty()).then(|| self.control.layer.clone()),
+            servers: o.servers,
+            balancer: o.balancer.clone(),
+            rolling_restart: o.rolling_restart,
         }
     }
 }

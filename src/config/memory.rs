@@ -354,7 +354,8 @@ impl Scenario {
                         LimiterRule::FixedWindow(_) => Sat(32),
                         LimiterRule::TokenBucket(_) => Sat(32),
                     };
-                    keys * per_key
+                    // A pool's servers keep a table each.
+                    keys * per_key * Sat::from(self.overload.pool.len())
                 }
             };
             let event: u128 = if self.strategies.contains(&Strategy::DecorrelatedJitter) {
@@ -395,6 +396,7 @@ impl Scenario {
             estimate.add(Part::Calls, busy * calls);
             estimate.add(Part::Series, busy * series);
             estimate.add(Part::Overhead, busy * (2 * 65_536 + EVENT_TABLE));
+            estimate.add(Part::Calls, busy * self.pool_bytes());
         }
         // Kept until the report is built: each other strategy's result (replicate 0's histograms,
         // finishes as seconds, window starts), and the figures of every other replicate (five
@@ -456,13 +458,17 @@ impl Scenario {
             return (Sat::ZERO, Sat::ZERO);
         };
         let attempts = Sat(self.call_bound()) * Sat(self.tries_per_call());
-        let lowest = self
+        // A pool's server degraded by its own and the run's at once: their product.
+        let lowest_of =
+            |t: &crate::server::Triggers| t.degrades.iter().map(|d| d.factor).fold(1.0, f64::min);
+        let own = self
             .overload
+            .pool
             .triggers
-            .degrades
             .iter()
-            .map(|d| d.factor)
+            .map(lowest_of)
             .fold(1.0, f64::min);
+        let lowest = lowest_of(&self.overload.triggers) * own;
         let others_in_service = r.workers.map_or(attempts, Sat::from).min(attempts) - 1;
         let longest = nanos(r.service.practical_max()) + nanos(r.slowdown) * others_in_service;
         let longest = Sat::ceil(longest.as_f64() / lowest).max(longest);
@@ -501,6 +507,7 @@ impl Scenario {
         let outage = o
             .triggers
             .last_end()
+            .max(o.pool.last_end())
             .map_or(Sat::ZERO, |t| Sat::from(t.as_nanos()));
         let cap = o
             .layers
@@ -604,7 +611,10 @@ impl Scenario {
         let calls = Sat(self.call_bound());
         match self.server {
             ServerModel::Capacity(r) => match (r.queue, r.workers) {
-                (Some(q), Some(w)) => (Sat::from(q) + Sat::from(w)).min(calls),
+                // Each server of a pool holds its own.
+                (Some(q), Some(w)) => {
+                    ((Sat::from(q) + Sat::from(w)) * Sat::from(self.overload.pool.len())).min(calls)
+                }
                 (None, Some(_)) if self.overload.in_flight.is_on() => Sat(self.calls_at_once()),
                 _ => calls,
             },
@@ -623,6 +633,25 @@ impl Scenario {
             0
         };
         3 * 48 + 3 * 3 * 48 + 3 * tab
+    }
+
+    /// Bytes of a call-loop run's servers: a pool's, each a server's state (its queue
+    /// counted in [`Scenario::in_flight_estimate`], its keys with the limiter's), its figures
+    /// (48 B) and outstanding count (8 B), and its own triggers; 0 without a pool.
+    fn pool_bytes(&self) -> Sat {
+        let pool = &self.overload.pool;
+        if !pool.is_active() {
+            return Sat::ZERO;
+        }
+        let per_server = std::mem::size_of::<crate::server::Server>() as u128
+            + 56
+            + std::mem::size_of::<crate::server::Triggers>() as u128;
+        let triggers: u128 = pool
+            .triggers
+            .iter()
+            .map(|t| (16 * t.outages.len() + 24 * t.degrades.len()) as u128)
+            .sum();
+        Sat::from(pool.len()) * per_server + Sat(triggers)
     }
 
     /// The bytes of the calls held at once and the server's queue, as the estimate counts

@@ -27,6 +27,7 @@ mod closed_loop;
 mod layers;
 mod memory;
 mod output;
+mod pool;
 mod preset;
 mod requests;
 mod saturating;
@@ -40,6 +41,7 @@ pub use client::{LatencyText, StrategyList};
 pub use layers::{LayerFile, LAYER_KEYS};
 pub use memory::{default_threads, human_bytes, reservable, MemoryEstimate, Part};
 pub use output::Published;
+pub use pool::{RollingText, MAX_SERVERS};
 pub use preset::{presets_table, Preset, PRESETS};
 pub use requests::{
     check_requests, check_work, describe_work, CALL_LOOP_SETUP_EVENTS, DEFAULT_MAX_REQUESTS,
@@ -366,6 +368,12 @@ pub struct ScenarioFile {
     pub clock_skew: Option<crate::engine::browser::ClockSkew>,
     /// Retry layers above the run's own policy, outermost first (`[[layer]]`, `--layer`).
     pub layer: Option<Vec<LayerFile>>,
+    /// Servers in a pool behind a balancer (`--servers`, 1 by default).
+    pub servers: Option<u32>,
+    /// How the pool's balancer routes attempts (`--balancer`).
+    pub balancer: Option<String>,
+    /// Each server of the pool down in turn, `INTERVAL,DOWNTIME` (`--rolling-restart`).
+    pub rolling_restart: Option<RollingText>,
 }
 
 impl ScenarioFile {
@@ -444,6 +452,9 @@ impl ScenarioFile {
             retry_after_format: over.retry_after_format.or(self.retry_after_format),
             clock_skew: over.clock_skew.or(self.clock_skew),
             layer: over.layer.or(self.layer),
+            servers: over.servers.or(self.servers),
+            balancer: over.balancer.or(self.balancer),
+            rolling_restart: over.rolling_restart.or(self.rolling_restart),
         }
     }
 

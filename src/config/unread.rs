@@ -66,6 +66,13 @@ impl ScenarioFile {
             );
             refuse(self.settle.map(|h| h.to_string()), "--settle", series);
         }
+        if !scenario.overload.pool.is_active() {
+            refuse(
+                self.balancer.clone(),
+                "--balancer",
+                "accepted with --servers above 1 (one server has no balancer)",
+            );
+        }
         if scenario.retries == 0 {
             refuse(
                 self.retry_probability.map(|p| p.to_string()),

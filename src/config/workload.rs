@@ -229,8 +229,27 @@ fn at(d: SimDuration) -> SimTime {
     SimTime::ZERO + d
 }
 
+/// A degradation's text, `FROM..TO@FACTOR`, checked.
+fn degrade_of(d: &IntervalText) -> Result<Degrade, ConfigError> {
+    let accepted = format!(
+        "accepted: FROM..TO@FACTOR with FACTOR from {MIN_DEGRADE_FACTOR} to 1 (the capacity \
+         left: 0.5 doubles service times), such as 30s..40s@0.5, or 30s..40s@0.5@server=K"
+    );
+    let factor: f64 = d
+        .value
+        .as_deref()
+        .and_then(|v| v.parse().ok())
+        .filter(|f: &f64| (MIN_DEGRADE_FACTOR..=1.0).contains(f))
+        .ok_or_else(|| invalid("--degrade", &d.text, accepted))?;
+    Ok(Degrade {
+        from: at(d.from),
+        to: at(d.to),
+        factor,
+    })
+}
+
 /// Checks intervals: each FROM < TO, none overlapping; sorted by start.
-fn intervals(
+pub(super) fn intervals(
     field: &'static str,
     list: &[IntervalText],
     end: Option<SimDuration>,
@@ -364,45 +383,32 @@ impl ScenarioFile {
                 ),
             ));
         }
-        let outages = intervals("--outage", &self.outage.clone().unwrap_or_default().0, None)?;
+        let outage = self.by_server("--outage", &self.outage.clone().unwrap_or_default().0)?;
+        let outages = intervals("--outage", &outage.all, None)?;
         for o in &outages {
             if o.value.is_some() {
                 return Err(invalid(
                     "--outage",
                     &o.text,
-                    "accepted: FROM..TO such as 0s..20s",
+                    "accepted: FROM..TO such as 0s..20s, or FROM..TO@server=K for one server of a pool",
                 ));
             }
         }
-        let degrades = intervals(
-            "--degrade",
-            &self.degrade.clone().unwrap_or_default().0,
-            None,
-        )?;
-        if !degrades.is_empty() && !matches!(server, ServerModel::Capacity(_)) {
+        let degrades = self.by_server("--degrade", &self.degrade.clone().unwrap_or_default().0)?;
+        let first = degrades
+            .all
+            .first()
+            .or(degrades.own.first().map(|(_, d)| d));
+        if let (Some(d), false) = (first, matches!(server, ServerModel::Capacity(_))) {
             return Err(invalid(
                 "--degrade",
-                &degrades[0].text,
+                &d.text,
                 "it needs a server with service times; accepted with --server capacity",
             ));
         }
         let mut degrade = Vec::new();
-        for d in degrades {
-            let accepted = format!(
-                "accepted: FROM..TO@FACTOR with FACTOR from {MIN_DEGRADE_FACTOR} to 1 (the \
-                 capacity left: 0.5 doubles service times), such as 30s..40s@0.5"
-            );
-            let factor: f64 = d
-                .value
-                .as_deref()
-                .and_then(|v| v.parse().ok())
-                .filter(|f: &f64| (MIN_DEGRADE_FACTOR..=1.0).contains(f))
-                .ok_or_else(|| invalid("--degrade", &d.text, accepted))?;
-            degrade.push(Degrade {
-                from: at(d.from),
-                to: at(d.to),
-                factor,
-            });
+        for d in intervals("--degrade", &degrades.all, None)? {
+            degrade.push(degrade_of(&d)?);
         }
         if server.is_occ() {
             for (field, given) in [
@@ -446,6 +452,7 @@ impl ScenarioFile {
         };
         Ok(Overload {
             closed: self.closed_loop(&arrivals)?,
+            pool: self.server_pool(server, &outage.own, &degrades.own, degrade_of)?,
             layers: self.layers(server)?,
             deadlines,
             arrivals,

@@ -162,6 +162,7 @@ pub(super) fn calls_table(report: &Report) -> String {
         rows.push(row);
     }
     out.push_str(&super::aligned(&rows, 1));
+    out.push_str(&super::servers::servers_table(report));
     out
 }
 

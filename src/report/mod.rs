@@ -6,6 +6,7 @@ mod calls;
 mod csv;
 pub mod html;
 mod json;
+mod servers;
 mod table;
 mod work;
 

@@ -95,6 +95,8 @@ pub struct Job {
     pub retry: bool,
     /// For the `flaky` server: whether this attempt fails (drawn when it was sent).
     pub fails: bool,
+    /// The server of a pool it was routed to (0-based; 0 without a pool).
+    pub server: u32,
 }
 
 /// What happens to an arriving request.
@@ -239,6 +241,7 @@ mod tests {
             back: 0,
             retry: false,
             fails: false,
+            server: 0,
         }
     }
 

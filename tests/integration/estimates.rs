@@ -17,7 +17,7 @@ fn a_degradation_factor_outside_its_range_is_refused_before_any_estimate() {
             format!(
                 "error: invalid --degrade: {degrade}; accepted: FROM..TO@FACTOR with FACTOR \
                  from 0.001 to 1 (the capacity left: 0.5 doubles service times), such as \
-                 30s..40s@0.5"
+                 30s..40s@0.5, or 30s..40s@0.5@server=K"
             )
         );
     }

@@ -29,6 +29,7 @@ mod outputs;
 mod overload;
 mod picture;
 mod policy_report;
+mod pools;
 mod properties;
 mod readme;
 mod series_chart;

@@ -77,6 +77,7 @@ impl<O: Observer> super::Loop<'_, O> {
                     now + spent,
                     Ev::Dropped {
                         spent: spent.as_nanos(),
+                        server: job.server,
                     },
                 );
                 return;
@@ -94,10 +95,10 @@ impl<O: Observer> super::Loop<'_, O> {
     /// The worker that spent `spent` on a dropped request is free: no answer goes back, and
     /// the time counts as abandoned work and the request as dropped (requests = served +
     /// refused + dropped).
-    pub(super) fn dropped(&mut self, now: SimTime, spent: u64) {
+    pub(super) fn dropped(&mut self, now: SimTime, spent: u64, server: u32) {
         self.totals.dropped += 1;
         self.totals.abandoned_work_ns += spent;
-        self.take_next(now);
+        self.take_next(now, server);
     }
 }
 

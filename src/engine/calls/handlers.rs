@@ -16,10 +16,13 @@ use crate::engine::Event;
 
 impl<O: Observer> Loop<'_, O> {
     pub(super) fn in_system(&self) -> u64 {
-        match &self.server {
-            Server::Capacity(c) => c.in_system(),
-            _ => 0,
-        }
+        self.servers
+            .iter()
+            .map(|server| match server {
+                Server::Capacity(c) => c.in_system(),
+                _ => 0,
+            })
+            .sum()
     }
 
     pub(super) fn push(&mut self, time: SimTime, item: Ev) {
@@ -66,6 +69,7 @@ impl<O: Observer> Loop<'_, O> {
             trial: false,
             outcome: Outcome::Error,
             charged: false,
+            server: 0,
         };
         let slot = match self.free.pop() {
             Some(slot) => {
@@ -140,7 +144,9 @@ impl<O: Observer> Loop<'_, O> {
                 }
             }
         }
+        let server = self.route();
         let call = &mut self.calls[slot as usize];
+        call.server = server;
         call.attempt = call.attempt.wrapping_add(1);
         call.outstanding = true;
         call.phase = Phase::Elsewhere;
@@ -150,7 +156,7 @@ impl<O: Observer> Loop<'_, O> {
         }
         let rng = &mut self.rngs[call.process as usize];
         let demand = self.service.map_or(0, |d| d.draw(rng).as_nanos());
-        let fails = match &self.server {
+        let fails = match &self.servers[server as usize] {
             Server::Flaky(f) => f.fails(rng.next_u64()),
             _ => false,
         };
@@ -166,6 +172,7 @@ impl<O: Observer> Loop<'_, O> {
             back: back.as_nanos(),
             retry: call.retries_made > 0,
             fails,
+            server,
         };
         self.totals.attempts += 1;
         self.series.counts().attempts += 1;
@@ -199,14 +206,13 @@ impl<O: Observer> Loop<'_, O> {
     /// before the timeout (which comes first on a tie). Its answer is then sure: a started
     /// request always completes and is delivered.
     fn answered_before(&self, now: SimTime, job: &Job, timeout: SimDuration) -> bool {
-        let Server::Capacity(c) = &self.server else {
+        let Server::Capacity(c) = &self.servers[job.server as usize] else {
             return false;
         };
-        let triggers = &self.spec.overload.triggers;
-        if triggers.out_at(now) {
+        if self.out_at(now, job.server) {
             return false;
         }
-        c.service_if_free(job.demand, triggers.factor_at(now))
+        c.service_if_free(job.demand, self.factor_at(now, job.server))
             .is_some_and(|service| service.as_nanos().saturating_add(job.back) < timeout.as_nanos())
     }
 
@@ -215,10 +221,14 @@ impl<O: Observer> Loop<'_, O> {
     #[inline]
     pub(super) fn guard_in_flight(&mut self, now: SimTime) {
         let guard = self.spec.overload.in_flight;
-        let places = match &self.server {
-            Server::Capacity(c) => c.queued(),
-            _ => 0,
-        };
+        let places = self
+            .servers
+            .iter()
+            .map(|server| match server {
+                Server::Capacity(c) => c.queued(),
+                _ => 0,
+            })
+            .sum();
         let calls = self.calls.len() as u64;
         if guard.outgrown(calls, places) {
             self.totals.outgrown = Some((now, calls, places));
@@ -283,14 +293,14 @@ impl<O: Observer> Loop<'_, O> {
             self.tally.first_retry = Some(self.tally.first_retry.map_or(now, |f| f.min(now)));
             self.tally.last_retry = Some(now);
         }
-        if self.spec.overload.triggers.out_at(now) || self.spec.overload.sticky.fails(job.process) {
+        if self.out_at(now, job.server) || self.spec.overload.sticky.fails(job.process) {
             self.refuse(now, window, job, Hints::default(), false);
             return;
         }
         // Which refusals read as throttling: a shed or a limiter's 429, not a 503.
-        let throttling = matches!(self.server, Server::Capacity(_) | Server::Limited(_));
-        let factor = self.spec.overload.triggers.factor_at(now);
-        let admission = match &mut self.server {
+        let throttling = matches!(self.servers[0], Server::Capacity(_) | Server::Limited(_));
+        let factor = self.factor_at(now, job.server);
+        let admission = match &mut self.servers[job.server as usize] {
             Server::Capacity(c) => {
                 if c.rule.cancels && Self::abandoned(&self.calls, &job) {
                     // Its client gave up while it travelled: dropped unread.
@@ -308,7 +318,7 @@ impl<O: Observer> Loop<'_, O> {
         };
         match admission {
             Admission::Start(service) => {
-                if service.is_zero() && !matches!(self.server, Server::Capacity(_)) {
+                if service.is_zero() && !matches!(self.servers[0], Server::Capacity(_)) {
                     self.complete_instantly(now, window, job);
                 } else {
                     self.start_service(now, job, service);
@@ -327,6 +337,7 @@ impl<O: Observer> Loop<'_, O> {
     /// A server without service time answers at arrival.
     pub(super) fn complete_instantly(&mut self, now: SimTime, window: usize, job: Job) {
         self.tally.answer_in_window(window, true);
+        self.served_at(job.server);
         self.deliver_served(now, job, 0);
     }
 
@@ -345,15 +356,16 @@ impl<O: Observer> Loop<'_, O> {
     pub(super) fn complete(&mut self, now: SimTime, job: Job, service: u64) {
         let window = self.windows.window_of(now);
         self.tally.answer_in_window(window, true);
+        self.served_at(job.server);
         self.deliver_served(now, job, service);
-        self.take_next(now);
+        self.take_next(now, job.server);
     }
 
-    /// A worker is free at `now`: it takes the next waiting request, if any.
-    pub(super) fn take_next(&mut self, now: SimTime) {
-        let factor = self.spec.overload.triggers.factor_at(now);
+    /// A worker of server `k` is free at `now`: it takes the next waiting request, if any.
+    pub(super) fn take_next(&mut self, now: SimTime, k: u32) {
+        let factor = self.factor_at(now, k);
         let calls = &self.calls;
-        let next = match &mut self.server {
+        let next = match &mut self.servers[k as usize] {
             Server::Capacity(c) => c.complete(factor, |j| Self::abandoned(calls, j)),
             _ => None,
         };
@@ -375,7 +387,8 @@ impl<O: Observer> Loop<'_, O> {
             return;
         }
         call.outstanding = false;
-        let (sent, process) = (call.sent, call.process);
+        let (sent, process, server) = (call.sent, call.process, call.server);
+        self.released(server, Some(matches!(answer, Answer::Served { .. })));
         let seen = self.seen(slot);
         match answer {
             Answer::Served { .. } => {
@@ -536,14 +549,16 @@ impl<O: Observer> Loop<'_, O> {
             return;
         }
         call.outstanding = false;
+        let server = call.server;
         if call.phase == Phase::Waiting {
             call.phase = Phase::Elsewhere;
-            if let Server::Capacity(c) = &mut self.server {
+            if let Server::Capacity(c) = &mut self.servers[server as usize] {
                 if c.rule.cancels {
                     c.cancel_waiting();
                 }
             }
         }
+        self.released(server, None);
         if let Some(t) = &mut self.tabs {
             // Nothing read: the strategy backs off as without headers.
             t.readings[slot as usize].forget_headers();

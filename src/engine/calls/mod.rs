@@ -66,6 +66,7 @@ mod deadline;
 mod handlers;
 mod layers;
 mod overload;
+mod pool;
 mod sticky;
 #[cfg(test)]
 mod tab_tests;
@@ -123,6 +124,8 @@ struct Call {
     /// Its retry, already allowed (and charged) by the retry control, was paused when its
     /// timer came due in a hidden tab: redrawn once visible, it is not charged again.
     charged: bool,
+    /// The server of the pool its latest attempt went to (0 without a pool).
+    server: u32,
 }
 
 /// The answer travelling back.
@@ -164,6 +167,7 @@ enum Ev {
     /// (deadline propagation).
     Dropped {
         spent: u64,
+        server: u32,
     },
     Timeout {
         call: u32,
@@ -199,7 +203,10 @@ fn unheader(n: u64) -> Option<SimDuration> {
 
 struct Loop<'a, O = NoTrace> {
     spec: &'a RunSpec,
-    server: Server,
+    /// The servers: one, or a pool's ([`crate::server::Pool`]).
+    servers: Vec<Server>,
+    /// The balancer and each server's figures.
+    pool: pool::PoolRun,
     queue: EventQueue<Ev>,
     /// An event at the current time handled straight after the one being handled, without
     /// going through the queue: pushed when nothing else was due at that time, so it would
@@ -295,9 +302,11 @@ pub fn simulate_calls_observed<O: Observer>(spec: &RunSpec, trace: O) -> (Tally,
     } else {
         SeriesBuilder::folding(overload.series_bin, recovery)
     };
+    let servers = vec![server; overload.pool.len() as usize];
     let mut run = Loop {
         spec,
-        server,
+        servers,
+        pool: pool::PoolRun::new(spec),
         queue: EventQueue::new(),
         next: None,
         rngs: (0..spec.clients).map(|_| seeds.next_rng()).collect(),
@@ -372,7 +381,7 @@ pub fn simulate_calls_observed<O: Observer>(spec: &RunSpec, trace: O) -> (Tally,
                 answer,
             } => run.deliver(now, call, attempt, answer),
             Ev::Timeout { call, attempt } => run.timeout(now, call, attempt),
-            Ev::Dropped { spent } => run.dropped(now, spent),
+            Ev::Dropped { spent, server } => run.dropped(now, spent, server),
             Ev::Restart { call, layer } => run.restart(now, call, layer),
         }
         #[cfg(test)]
@@ -392,13 +401,17 @@ pub fn simulate_calls_observed<O: Observer>(spec: &RunSpec, trace: O) -> (Tally,
         closed::LAST_PEAK.with(|p| p.set(c.peak));
     }
     let in_system = run.in_system();
-    let mut totals = run.totals;
+    let servers = run.server_counts();
+    let mut totals = std::mem::take(&mut run.totals);
+    totals.servers = servers;
     if let Some(layered) = &run.layered {
         totals.layers = layered.counts(totals.attempts);
     }
-    if let Server::Capacity(c) = &run.server {
-        // Dropped at their turn in the queue (those dropped at arrival are counted there).
-        totals.dropped += c.skipped();
+    for server in &run.servers {
+        if let Server::Capacity(c) = server {
+            // Dropped at their turn in the queue (those dropped at arrival are counted there).
+            totals.dropped += c.skipped();
+        }
     }
     totals.events = events;
     totals.pending = run.calls.iter().filter(|c| c.outstanding).count() as u64;
@@ -408,11 +421,19 @@ pub fn simulate_calls_observed<O: Observer>(spec: &RunSpec, trace: O) -> (Tally,
     totals.rows = rows;
     totals.series_bin = overload.series_bin;
     totals.trigger_end = trigger_end;
+    // A run whose every call succeeded has nothing to recover from, even when no answer came
+    // after its last trigger (a pool whose other servers served every call while one was
+    // out): recovered by that trigger's end at the latest.
+    let all_succeeded = totals.calls > 0 && totals.calls_succeeded == totals.calls;
     totals.recovered_at = overload
         .verdict_end(recovery.run_end())
-        .and_then(|end| recovery.at(end));
+        .and_then(|end| recovery.at(end))
+        .or(trigger_end.filter(|_| all_succeeded));
     let mut tally = run.tally;
-    tally.window_starts = run.server.window_starts();
+    tally.window_starts = match &run.servers[..] {
+        [one] => one.window_starts(),
+        _ => None,
+    };
     totals.tabs = run.tabs.is_some();
     tally.browser = run.tabs.map(|t| t.rules.counts);
     (tally, totals)

@@ -1,7 +1,7 @@
 //! What the call loop adds to a run's settings ([`Overload`]): arrivals, timeouts, network
 //! delay, triggers and the series windows, and when its last trigger ends.
 
-use crate::server::Triggers;
+use crate::server::{Pool, Triggers};
 use crate::time::{SimDuration, SimTime};
 use crate::workload::Arrivals;
 
@@ -48,6 +48,8 @@ pub struct Overload {
     /// outgrown ([`crate::series::OverloadTally::outgrown`]). Unguarded by default, when the
     /// estimate counts the worst case up front.
     pub in_flight: InFlightGuard,
+    /// The servers behind a balancer (one, no pool, by default) and their own triggers.
+    pub pool: Pool,
 }
 
 /// The bytes a call-loop run may hold in call slots and queued requests, each counted at
@@ -101,6 +103,7 @@ impl Default for Overload {
             closed: None,
             settle: SimDuration::ZERO,
             in_flight: InFlightGuard::UNGUARDED,
+            pool: Pool::default(),
         }
     }
 }
@@ -114,15 +117,20 @@ impl Overload {
             || !self.triggers.is_empty()
             || self.sticky.is_active()
             || self.layers.is_active()
+            || self.pool.is_active()
     }
 
-    /// When the last trigger ends: an outage, a degradation or a spike.
+    /// When the last trigger ends: an outage, a degradation or a spike, the run's or one
+    /// server's of a pool (a rolling restart's outages among them).
     pub fn trigger_end(&self) -> Option<SimTime> {
         let spikes = match &self.arrivals {
             Arrivals::Poisson(s) => s.spikes.iter().map(|s| s.to).max(),
             Arrivals::Herd => None,
         };
-        self.triggers.last_end().max(spikes)
+        self.triggers
+            .last_end()
+            .max(spikes)
+            .max(self.pool.last_end())
     }
 }
 
@@ -250,6 +258,13 @@ impl Overload {
                 .iter()
                 .map(|d| format!("degrade {}..{}@{}", at(d.from), at(d.to), d.factor)),
         );
+        parts.extend(self.pool.describe_triggers());
+        if let Some(r) = self.pool.rolling {
+            parts.push(format!(
+                "rolling restart every {}, {} down",
+                r.interval, r.downtime
+            ));
+        }
 
         if parts.is_empty() {
             "none".to_string()

@@ -1,0 +1,87 @@
+//! The call loop's side of a server pool ([`crate::server::Pool`]): which server an attempt
+//! goes to ([`Balance`]), whether that server is out or degraded at an instant (the run's
+//! triggers and its own), and each server's figures ([`ServerCount`]). A run of one server
+//! routes every attempt to server 0 without a draw, so it runs as it did before pools.
+
+use crate::server::{Balance, ServerCount};
+use crate::time::SimTime;
+use crate::trace::Observer;
+
+use super::Loop;
+
+/// A run's balancer and per-server figures.
+pub(super) struct PoolRun {
+    pub(super) balance: Balance,
+    pub(super) counts: Vec<ServerCount>,
+}
+
+impl PoolRun {
+    pub(super) fn new(spec: &super::RunSpec) -> PoolRun {
+        let pool = &spec.overload.pool;
+        PoolRun {
+            balance: Balance::new(pool.balancer, pool.len(), spec.seed),
+            counts: vec![ServerCount::default(); pool.len() as usize],
+        }
+    }
+}
+
+impl<O: Observer> Loop<'_, O> {
+    /// Whether server `k` is out at `t`: in one of the run's outages or its own.
+    #[inline]
+    pub(super) fn out_at(&self, t: SimTime, k: u32) -> bool {
+        let overload = &self.spec.overload;
+        overload.triggers.out_at(t) || overload.pool.out_at(k, t)
+    }
+
+    /// Server `k`'s capacity factor at `t`: the run's degradation's times its own.
+    #[inline]
+    pub(super) fn factor_at(&self, t: SimTime, k: u32) -> f64 {
+        let overload = &self.spec.overload;
+        let factor = overload.triggers.factor_at(t);
+        if overload.pool.triggers.is_empty() {
+            factor
+        } else {
+            factor * overload.pool.factor_at(k, t)
+        }
+    }
+
+    /// The server the attempt being sent goes to, counted there.
+    #[inline]
+    pub(super) fn route(&mut self) -> u32 {
+        let k = self.pool.balance.pick();
+        self.pool.counts[k as usize].attempts += 1;
+        k
+    }
+
+    /// The attempt outstanding at server `k` ended for its client: answered (`Some(true)`
+    /// served, `Some(false)` refused) or timed out (`None`).
+    #[inline]
+    pub(super) fn released(&mut self, k: u32, answered: Option<bool>) {
+        self.pool.balance.release(k);
+        let count = &mut self.pool.counts[k as usize];
+        match answered {
+            Some(true) => count.succeeded += 1,
+            Some(false) => count.refused += 1,
+            None => count.timed_out += 1,
+        }
+    }
+
+    /// Server `k` served a request (in time or not).
+    #[inline]
+    pub(super) fn served_at(&mut self, k: u32) {
+        self.pool.counts[k as usize].served += 1;
+    }
+
+    /// Each server's figures at the end of the run (empty without a pool), with the attempts
+    /// still outstanding there.
+    pub(super) fn server_counts(&self) -> Vec<ServerCount> {
+        if !self.spec.overload.pool.is_active() {
+            return Vec::new();
+        }
+        let mut counts = self.pool.counts.clone();
+        for (k, &n) in self.pool.balance.outstanding().iter().enumerate() {
+            counts[k].in_flight = n;
+        }
+        counts
+    }
+}
