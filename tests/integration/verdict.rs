@@ -297,3 +297,62 @@ fn boundary_prints_the_verdict_rule_with_its_settle() {
         "{rule}"
     );
 }
+
+#[test]
+fn boundary_names_each_cases_settle_when_they_differ() {
+    // Cases of 0 and 2 retries (collapse-spike: a 3 s timeout, a 40 s cap, a 5 s hold) settle
+    // 1 x 3 s + 5 s = 8 s and 3 x 3 s + 2 x 40 s + 5 s = 94 s; along a timeout axis of
+    // 2..4 s the 2-retry case's 91 s and 97 s, the 0-retry case's 7 s and 9 s.
+    let json = |axis: &str, range: &str| -> serde_json::Value {
+        serde_json::from_slice(&ok(&[
+            "boundary",
+            "--config",
+            "configs/collapse-spike.toml",
+            "--strategy",
+            "naive",
+            "--retries",
+            "0,2",
+            "--axis",
+            axis,
+            "--range",
+            range,
+            "--curve",
+            "--points",
+            "2",
+            "--seeds",
+            "1",
+            "--format",
+            "json",
+            "--quiet",
+        ]))
+        .unwrap()
+    };
+    for (axis, range, settles, named) in [
+        (
+            "spike-rate",
+            "40..120",
+            [(8.0, 8.0), (94.0, 94.0)],
+            "the settle differs by case: 8s for naive, retries=0; 94s for naive, retries=2",
+        ),
+        (
+            "timeout",
+            "2s..4s",
+            [(7.0, 9.0), (91.0, 97.0)],
+            "the settle differs by case: 7s at the low end of the range and 9s at the high end \
+             for naive, retries=0; 91s at the low end of the range and 97s at the high end for \
+             naive, retries=2",
+        ),
+    ] {
+        let report = json(axis, range);
+        let rule = report["verdict_rule"].as_str().unwrap();
+        assert!(rule.ends_with(named), "{rule}");
+        assert!(
+            rule.contains("for at least the case's settle after"),
+            "{rule}"
+        );
+        for (result, (low, high)) in report["results"].as_array().unwrap().iter().zip(settles) {
+            assert_eq!(result["settle_at_low_s"], low, "{axis}");
+            assert_eq!(result["settle_at_high_s"], high, "{axis}");
+        }
+    }
+}
