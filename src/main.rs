@@ -554,7 +554,11 @@ fn sweep_html_output(
 /// `herd-sim boundary`: validate, open the output, search with a progress bar of runs spent,
 /// write the report whole.
 fn boundary(args: BoundaryArgs) -> anyhow::Result<()> {
-    let plan = herd_sim::boundary::BoundaryPlan::new(args.spec()?)?;
+    let spec = args.spec()?;
+    if spec.second_axis.is_some() {
+        return cli::boundary_plane(&args, spec);
+    }
+    let plan = herd_sim::boundary::BoundaryPlan::new(spec)?;
     let note = check_work(plan.work_estimate(), "boundary search", args.yes)?;
     let pool = sweep::thread_pool(args.threads.map(|n| n as usize))?;
     let charts = args.charts()?;

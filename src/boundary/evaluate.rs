@@ -4,6 +4,7 @@
 //! value, the case's parameters), so its seed is the sweep's seed and `herd-sim sweep` with the
 //! same values, or a plain run with `--seed`, replays it. No I/O.
 
+use std::ops::Range;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use rayon::prelude::*;
@@ -90,15 +91,31 @@ impl Oracle for SweepOracle<'_> {
             .iter()
             .map(|p| self.plan(p.value, p.replicates.end))
             .collect::<Result<Vec<_>, _>>()?;
-        let header = plans[0].header();
+        let replicates: Vec<Range<u64>> = probes.iter().map(|p| p.replicates.clone()).collect();
+        self.run_plans(&plans, &replicates)
+    }
+}
+
+impl SweepOracle<'_> {
+    /// Runs replicates `replicates[i]` of the one-cell sweep `plans[i]`, every run of every
+    /// plan on the pool at once, and returns each plan's outcomes in replicate order.
+    pub fn run_plans(
+        &self,
+        plans: &[Plan],
+        replicates: &[Range<u64>],
+    ) -> Result<Vec<Vec<Outcome>>, BoundaryError> {
+        let Some(first) = plans.first() else {
+            return Ok(Vec::new());
+        };
+        let header = first.header();
         let column = |name: &str| header.iter().position(|h| h == name);
         let (Some(seed), Some(stuck)) = (column("seed"), column("stuck")) else {
             return Err(BoundaryError::NoVerdict);
         };
-        let tasks: Vec<(usize, u64)> = probes
+        let tasks: Vec<(usize, u64)> = replicates
             .iter()
             .enumerate()
-            .flat_map(|(i, p)| p.replicates.clone().map(move |r| (i, r)))
+            .flat_map(|(i, r)| r.clone().map(move |r| (i, r)))
             .collect();
         let outcomes = self.pool.install(|| {
             tasks
@@ -119,7 +136,7 @@ impl Oracle for SweepOracle<'_> {
                 })
                 .collect::<Result<Vec<_>, BoundaryError>>()
         })?;
-        let mut grouped: Vec<Vec<Outcome>> = probes.iter().map(|_| Vec::new()).collect();
+        let mut grouped: Vec<Vec<Outcome>> = plans.iter().map(|_| Vec::new()).collect();
         for (&(i, _), outcome) in tasks.iter().zip(outcomes) {
             grouped[i].push(outcome);
         }

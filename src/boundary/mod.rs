@@ -14,6 +14,8 @@ pub mod band;
 pub mod curve;
 pub mod evaluate;
 pub mod export;
+pub mod plane;
+pub mod plane_export;
 pub mod search;
 pub mod wilson;
 
@@ -92,6 +94,9 @@ pub struct BoundarySpec {
     pub base: ScenarioFile,
     /// `(axis, "LO..HI")`: the parameter searched over and its range.
     pub axis: (String, String),
+    /// A second `(axis, "LO..HI")`: a phase diagram over both, run by
+    /// [`plane::PlanePlan`] (a [`BoundaryPlan`] searches the first axis alone).
+    pub second_axis: Option<(String, String)>,
     /// Lists of other sweep parameters (`strategy`, `budget`, ...), as a sweep takes them:
     /// each combination is a case searched on its own.
     pub lists: Vec<(String, String)>,
@@ -120,6 +125,7 @@ impl Default for BoundarySpec {
         BoundarySpec {
             base: ScenarioFile::default(),
             axis: (String::new(), String::new()),
+            second_axis: None,
             lists: Vec::new(),
             seeds: DEFAULT_SEEDS,
             level: DEFAULT_LEVEL,

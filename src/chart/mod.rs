@@ -1,7 +1,8 @@
 //! Charts as PNG or SVG bytes: the per-window histograms of a run ([`histogram`]), the
 //! time-series panels of a call-loop run ([`series`]), line charts of a sweep CSV
 //! ([`lines`], read through [`table`]), a tune's Pareto frontier ([`frontier`], from the
-//! tune's report) and the collapse curves of a boundary search ([`boundary`]). Everything is
+//! tune's report), the collapse curves of a boundary search ([`boundary`]) and its phase
+//! diagram over two axes ([`phase`]). Everything is
 //! drawn from plain data structures built from the same report the CSV and JSON are written
 //! from, so a chart can never disagree with the numbers beside it.
 //!
@@ -22,6 +23,7 @@ mod fuzz;
 pub mod histogram;
 pub mod lines;
 pub mod palette;
+pub mod phase;
 pub mod series;
 pub mod table;
 #[cfg(test)]

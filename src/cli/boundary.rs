@@ -43,13 +43,14 @@ pub struct BoundaryArgs {
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
 
-    /// The numeric sweep parameter searched over (rate, spike-rate, timeout, retries, ...).
-    #[arg(long, value_name = "NAME")]
-    pub axis: String,
+    /// The numeric sweep parameter searched over (rate, spike-rate, timeout, retries, ...);
+    /// twice, each with its --range, for a phase diagram over both.
+    #[arg(long, value_name = "NAME", required = true)]
+    pub axis: Vec<String>,
 
     /// The axis's range, LO..HI in its unit (rates per second, durations with a unit).
-    #[arg(long, value_name = "LO..HI")]
-    pub range: String,
+    #[arg(long, value_name = "LO..HI", required = true)]
+    pub range: Vec<String>,
 
     /// Seeds a point gets at a time (a point gets at most 4 batches)
     #[arg(long, value_name = "N", value_parser = parse_whole, default_value_t = DEFAULT_SEEDS)]
@@ -147,7 +148,8 @@ impl BoundaryArgs {
         };
         Ok(BoundarySpec {
             base: file.overridden_by(flags),
-            axis: (self.axis.clone(), self.range.clone()),
+            axis: self.axes()?[0].clone(),
+            second_axis: self.axes()?.get(1).cloned(),
             lists: self.grid.values.clone(),
             seeds: self.seeds,
             level: self.level,

@@ -21,6 +21,7 @@ mod tune;
 mod values;
 
 pub use boundary::BoundaryArgs;
+pub use boundary_outputs::boundary_plane;
 pub use browser::BrowserArgs;
 pub use control::ControlArgs;
 pub use errors::one_line;

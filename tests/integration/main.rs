@@ -5,6 +5,7 @@ mod adapters;
 mod band;
 mod boundary;
 mod boundary_charts;
+mod boundary_plane;
 mod browser;
 mod budgets;
 mod charts;
