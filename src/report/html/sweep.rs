@@ -68,7 +68,7 @@ fn varied(table: &DataTable) -> Vec<usize> {
         .collect()
 }
 
-/// The charts the page draws: for each of [`CHARTED`] that every row has (its mean when
+/// The charts the page draws: for each of `CHARTED` that every row has (its mean when
 /// aggregated), against the first parameter that varies and is numeric in every row, a line
 /// per strategy when strategies vary (else per value of the next parameter that varies); any
 /// other parameter that varies is held at its first value (`--where`, said in the subtitle).
