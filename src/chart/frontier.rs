@@ -156,6 +156,23 @@ pub struct FrontierPoint {
     pub label: String,
 }
 
+impl FrontierPoint {
+    /// What the chart draws of it: the intervals of a frontier point, the means of another.
+    fn bar(&self) -> (Stat, Stat) {
+        match self.kind {
+            PointKind::Recommended | PointKind::Frontier => (self.x, self.y),
+            _ => {
+                let at = |s: Stat| Stat {
+                    low: s.mean,
+                    high: s.mean,
+                    ..s
+                };
+                (at(self.x), at(self.y))
+            }
+        }
+    }
+}
+
 /// A tune's frontier, ready to draw.
 #[derive(Clone, Debug, PartialEq)]
 pub struct FrontierChart {
@@ -256,7 +273,9 @@ impl FrontierChart {
         render(self, format, size.unwrap_or(DEFAULT_SIZE))
     }
 
-    /// Each axis spans every point's interval with 5 % room on each side.
+    /// Each axis spans every point's mean and the frontier's intervals (the bars drawn), with
+    /// 5 % room on each side; a point off the frontier has no bar, and its interval over few
+    /// seeds would only squeeze the frontier.
     fn axes(&self) -> (Axis, Axis) {
         let span = |lo: f64, hi: f64| {
             let (lo, hi) = if lo.is_finite() && hi.is_finite() {
@@ -279,8 +298,14 @@ impl FrontierChart {
             }
         };
         (
-            span(fold(|p| p.x.low, true), fold(|p| p.x.high, false)),
-            span(fold(|p| p.y.low, true), fold(|p| p.y.high, false)),
+            span(
+                fold(|p| p.bar().0.low, true),
+                fold(|p| p.bar().0.high, false),
+            ),
+            span(
+                fold(|p| p.bar().1.low, true),
+                fold(|p| p.bar().1.high, false),
+            ),
         )
     }
 }
