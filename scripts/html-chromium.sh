@@ -6,8 +6,9 @@
 #      colours of the chart's bars and the timeline are among its pixels);
 #   4. redraws the timeline for the client the address picks (`#client=7&run=1`): the DOM
 #      then shows that client's attempts, as many as the run's --trace has for it;
-# and opens a sweep's page (`herd-sim sweep --html`): no console error, its table cell for
-# cell the sweep's CSV, its SVG charts drawn to a screenshot that is not blank.
+# and opens a sweep's page (`herd-sim sweep --html`) and a boundary search's (`herd-sim
+# boundary --html`): no console error, their tables cell for cell the sweep's CSV and the
+# search's JSON, their SVG charts drawn to a screenshot that is not blank.
 #
 #   scripts/html-chromium.sh          (CI=true installs chromium with apt-get when missing)
 #
@@ -35,6 +36,8 @@ run=(--clients 300 --strategy full-jitter,exponential --recover-at 3s)
 "$herd" "${run[@]}" --out /dev/null --trace "$work/attempts.jsonl"
 sweep=(sweep --clients 10,100,1000 --strategy full-jitter,exponential --seeds 2)
 "$herd" "${sweep[@]}" --html "$work/sweep.html" --out "$work/sweep.csv"
+search=(boundary --config configs/collapse-spike.toml --axis spike-rate --range 40..120 --seeds 4 --tolerance 10% --quiet)
+"$herd" "${search[@]}" --html "$work/boundary.html" --out "$work/boundary.json" --format json
 
 chrome() {
     # The flags keep a closed network quiet: no background connection, no update check.
@@ -47,6 +50,9 @@ chrome --dump-dom "file://$work/run.html#client=7&run=1" > "$work/picked.html" 2
 chrome --screenshot="$work/shot.png" --window-size=1200,2400 --hide-scrollbars \
     "file://$work/run.html" > /dev/null 2>> "$work/console.txt"
 chrome --dump-dom "file://$work/sweep.html" > "$work/sweep-dom.html" 2> "$work/sweep-console.txt"
+chrome --dump-dom "file://$work/boundary.html" > "$work/boundary-dom.html" 2>> "$work/sweep-console.txt"
+chrome --screenshot="$work/boundary-shot.png" --window-size=1200,1600 --hide-scrollbars \
+    "file://$work/boundary.html" > /dev/null 2>> "$work/sweep-console.txt"
 chrome --screenshot="$work/sweep-shot.png" --window-size=1200,2400 --hide-scrollbars \
     "file://$work/sweep.html" > /dev/null 2>> "$work/sweep-console.txt"
 
@@ -173,10 +179,38 @@ if charts < 3:
 # The two strategies' lines: the palette's first two line colours.
 not_blank(f"{work}/sweep-shot.png", {"blue": bytes.fromhex("0072B2"), "orange": bytes.fromhex("E69F00")}, "sweep page's")
 
+# The boundary search's page: each case's figures and every point are the JSON's.
+bdom = open(f"{work}/boundary-dom.html", encoding="utf-8").read()
+bjson = json.load(open(f"{work}/boundary.json"))["results"]
+def dom_rows(page, id):
+    body = page.split(f'<table id="{id}">')[1].split("</table>")[0]
+    return [re.findall(r'<td data-key="([^"]+)">([^<]*)</td>', r) for r in body.split("<tr>")[2:]]
+def text(v):
+    return "-" if v is None else v if isinstance(v, str) else json.dumps(v)
+boundary_cells = 0
+for (row, result) in zip(dom_rows(bdom, "summary"), bjson):
+    for key, cell in row[1:]:
+        if cell != text(result[key]):
+            fail.append(f"boundary {key}: DOM {cell!r}, JSON {text(result[key])!r}")
+        boundary_cells += 1
+points = [p for r in bjson for p in r["points"]]
+prow = dom_rows(bdom, "points")
+if len(prow) != len(points):
+    fail.append(f"{len(prow)} points in the boundary page's DOM, {len(points)} in its JSON")
+for row, point in zip(prow, points):
+    for key, cell in row[1:]:
+        if cell != text(point[key]):
+            fail.append(f"boundary point {key}: DOM {cell!r}, JSON {text(point[key])!r}")
+        boundary_cells += 1
+if boundary_cells < 20:
+    fail.append(f"only {boundary_cells} boundary cells found")
+not_blank(f"{work}/boundary-shot.png", {"blue": bytes.fromhex("0072B2"), "orange": bytes.fromhex("E69F00")}, "boundary page's")
+
 if fail:
     print("html-chromium: FAILED\n" + "\n".join(fail))
     sys.exit(1)
 print(f"html-chromium: {checked} summary cells equal the JSON's, client 7's {want} attempts shown when picked, "
       f"screenshot {width}x{height} with {len(colours)} colours, no console error; "
-      f"the sweep's page: {sweep_cells} cells equal the CSV's, {charts} charts drawn, no console error")
+      f"the sweep's page: {sweep_cells} cells equal the CSV's, {charts} charts drawn; "
+      f"the boundary page: {boundary_cells} cells equal the JSON's, its curve drawn; no console error")
 PY

@@ -563,6 +563,7 @@ fn boundary(args: BoundaryArgs) -> anyhow::Result<()> {
     let pool = sweep::thread_pool(args.threads.map(|n| n as usize))?;
     let charts = args.charts()?;
     let out = create_output(&args.out)?;
+    let html = args.html.as_deref().map(create_output).transpose()?;
     let charts = charts
         .into_iter()
         .map(|(path, format)| Ok((create_output(path)?, format)))
@@ -581,8 +582,15 @@ fn boundary(args: BoundaryArgs) -> anyhow::Result<()> {
         .into_iter()
         .map(|(file, format)| Ok((file, chart.render(format, args.chart_size)?)))
         .collect::<anyhow::Result<Vec<_>>>()?;
+    let page = match html {
+        Some(file) => Some((file, cli::html::boundary_page(&args, &report)?)),
+        None => None,
+    };
     commit(out, &report.serialize(args.format.into()))?;
     for (file, bytes) in pictures {
+        commit(file, &bytes)?;
+    }
+    if let Some((file, bytes)) = page {
         commit(file, &bytes)?;
     }
     Ok(())

@@ -97,6 +97,11 @@ pub struct BoundaryArgs {
     #[arg(long, value_name = "PATH")]
     pub svg: Option<PathBuf>,
 
+    /// One self-contained HTML page of the search (`-`: stdout): the question, each case's
+    /// boundary and points, the probability curve as inline SVG, the command and config.
+    #[arg(long, value_name = "PATH")]
+    pub html: Option<PathBuf>,
+
     /// Picture size of --png/--svg in pixels, WIDTHxHEIGHT [default: 1000x620].
     #[arg(long, value_name = "WxH", value_parser = parse_chart_size)]
     pub chart_size: Option<ChartSize>,

@@ -1,4 +1,4 @@
-//! The pictures `herd-sim boundary` draws beside its report (`--png`, `--svg`): checked before
+//! The pictures and page `herd-sim boundary` writes beside its report (`--png`, `--svg`, `--html`): checked before
 //! any run, so a bad extension or two outputs naming one file fail at once.
 
 use std::path::Path;
@@ -26,11 +26,14 @@ impl BoundaryArgs {
         let mut taken = vec![("--out", target(&self.out)?)];
         let mut charts = Vec::new();
         for (path, flag, format) in [
-            (&self.png, "--png", ImageFormat::Png),
-            (&self.svg, "--svg", ImageFormat::Svg),
+            (&self.png, "--png", Some(ImageFormat::Png)),
+            (&self.svg, "--svg", Some(ImageFormat::Svg)),
+            (&self.html, "--html", None),
         ] {
             let Some(path) = path else { continue };
-            ImageFormat::for_output(flag, path, &[format])?;
+            if let Some(format) = format {
+                ImageFormat::for_output(flag, path, &[format])?;
+            }
             let this = target(path)?;
             if let Some((other, _)) = taken
                 .iter()
@@ -46,7 +49,9 @@ impl BoundaryArgs {
                 .into());
             }
             taken.push((flag, this));
-            charts.push((path.as_path(), format));
+            if let Some(format) = format {
+                charts.push((path.as_path(), format));
+            }
         }
         Ok(charts)
     }

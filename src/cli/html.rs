@@ -1,5 +1,5 @@
 //! `--html PATH`, the binary's side: gathers what a page shows (a run's JSON and table
-//! outputs, its chart as SVG, the attempts of a small run; a sweep's rows; the command and the
+//! outputs, its chart as SVG, the attempts of a small run; a sweep's rows; a boundary search's JSON and curve; the command and the
 //! config that reproduce them) and hands it to [`herd_sim::report::html`], which builds the
 //! page.
 
@@ -134,4 +134,26 @@ pub fn sweep_page(spec: &SweepSpec, csv: &[u8]) -> anyhow::Result<Vec<u8>> {
         config: &config,
     };
     Ok(html::render_sweep(&page)?.into_bytes())
+}
+
+/// The page of a finished boundary search.
+pub fn boundary_page(
+    args: &super::BoundaryArgs,
+    report: &herd_sim::boundary::Report,
+) -> anyhow::Result<Vec<u8>> {
+    let json = String::from_utf8(report.serialize(herd_sim::boundary::export::Format::Json))?;
+    let chart = herd_sim::chart::boundary::svg(report)?;
+    let mut base = args.spec()?.base;
+    let seed = base.seed.unwrap_or(DEFAULT_SEED);
+    base.seed = Some(seed);
+    let config = toml::to_string(&base)?;
+    let command = command(seed);
+    let page = html::BoundaryPage {
+        json: &json,
+        chart: &chart,
+        command: &command,
+        seed,
+        config: &config,
+    };
+    Ok(html::render_boundary(&page)?.into_bytes())
 }

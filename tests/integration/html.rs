@@ -289,3 +289,110 @@ fn a_sweeps_page_is_refused_in_one_line_where_it_cannot_be_whole() {
     );
     assert!(!page.exists(), "nothing written");
 }
+
+/// The `data-key` cells of the page's table `id`, row by row.
+fn table_cells(page: &str, id: &str) -> Vec<Vec<(String, String)>> {
+    let after = page.split(&format!("<table id=\"{id}\">")).nth(1).unwrap();
+    summary_cells(&format!("<table id=\"summary\">{after}"))
+}
+
+#[test]
+fn a_boundary_searchs_page_holds_its_json_and_threads_do_not_change_a_byte() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = format!("{}/configs/collapse-spike.toml", env!("CARGO_MANIFEST_DIR"));
+    let search = [
+        "boundary",
+        "--config",
+        &config,
+        "--axis",
+        "spike-rate",
+        "--range",
+        "40..120",
+        "--seeds",
+        "4",
+        "--tolerance",
+        "10%",
+        "--quiet",
+    ];
+    let page = |threads: &str, name: &str| {
+        let path = dir.path().join(name);
+        herd_sim_ok(
+            &[
+                &search[..],
+                &[
+                    "--threads",
+                    threads,
+                    "--html",
+                    path.to_str().unwrap(),
+                    "--out",
+                    "/dev/null",
+                ],
+            ]
+            .concat(),
+        );
+        fs::read_to_string(path).unwrap()
+    };
+    let one = page("1", "one.html");
+    let two = page("2", "two.html");
+    assert!(
+        one == two,
+        "the boundary page differs between 1 and 2 threads"
+    );
+    let json: serde_json::Value =
+        serde_json::from_slice(&herd_sim_ok(&[&search[..], &["--format", "json"]].concat()))
+            .unwrap();
+    let results = json["results"].as_array().unwrap();
+    // A cell is the JSON's value: the same string, `-` for null, the same number (within a
+    // part in 10^15: serde_json's parse of a float may land a unit in the last place off,
+    // the page keeps the JSON's own text).
+    let same = |cell: &str, v: &serde_json::Value| match v {
+        serde_json::Value::String(s) => cell == s,
+        serde_json::Value::Null => cell == "-",
+        v => match (cell.parse::<f64>(), v.as_f64()) {
+            (Ok(a), Some(b)) => (a - b).abs() <= 1e-15 * b.abs().max(1.0),
+            _ => false,
+        },
+    };
+    // A row a case: its boundary, interval, runs and stop as the JSON writes them.
+    let cases = summary_cells(&one);
+    assert_eq!(cases.len(), results.len());
+    for (row, result) in cases.iter().zip(results) {
+        assert_eq!(row[0].0, "case");
+        assert!(same(&row[0].1, &result["strategy"]), "{row:?}");
+        for (key, cell) in &row[1..] {
+            assert!(
+                same(cell, &result[key]),
+                "{key}: {cell} against {}",
+                result[key]
+            );
+        }
+        assert_eq!(row.len(), 6);
+    }
+    // A row a point of every case, in order.
+    let points = table_cells(&one, "points");
+    let want: Vec<&serde_json::Value> = results
+        .iter()
+        .flat_map(|r| r["points"].as_array().unwrap())
+        .collect();
+    assert_eq!(points.len(), want.len());
+    for (row, point) in points.iter().zip(want) {
+        for (key, cell) in &row[1..] {
+            assert!(
+                same(cell, &point[key]),
+                "{key}: {cell} against {}",
+                point[key]
+            );
+        }
+    }
+    // The curve inline, one line a case; the command and its seed.
+    assert_eq!(one.matches("<figure><svg").count(), 1);
+    let command = pre_block(&one, "command");
+    assert!(
+        command.starts_with("herd-sim boundary --config "),
+        "{command}"
+    );
+    assert!(
+        command.ends_with("--seed 2015") && !command.contains("--html"),
+        "{command}"
+    );
+}

@@ -1,5 +1,5 @@
 //! `--html PATH`: results as one self-contained HTML page a reviewer opens without tools, for
-//! a run ([`run`]) and a sweep ([`sweep`]). No network and no external asset: the style, the
+//! a run ([`run`]), a sweep ([`sweep`]) and a boundary search ([`boundary`]). No network and no external asset: the style, the
 //! charts (inline SVG, drawn by [`crate::chart`]), the font their text uses (the binary's
 //! DejaVu Sans as a data URL, so the page does not depend on the viewer's fonts) and the data
 //! are all in the file.
@@ -13,6 +13,7 @@
 //! Colours are the Okabe–Ito palette ([`crate::chart::palette`]), the charts' own, safe for the common
 //! colour-vision deficiencies. Pure: the same inputs give the same bytes.
 
+pub mod boundary;
 pub mod run;
 pub mod sweep;
 
@@ -20,6 +21,7 @@ use std::fmt::Write;
 
 use crate::chart::palette;
 
+pub use self::boundary::{render_boundary, BoundaryPage};
 pub use self::run::{render, summary_rows, HtmlPage, TIMELINE_ATTEMPTS_MAX, TIMELINE_CLIENTS_MAX};
 pub use self::sweep::{render_sweep, SweepPage, SWEEP_ROWS_MAX};
 
