@@ -156,3 +156,32 @@ fn ten_closed_clients_match_the_machine_repairman_closed_form() {
     assert!((got / mean - 1.0).abs() < 0.05, "{got} against {mean}");
     assert_eq!(closed::LAST_PEAK.with(|p| p.get()), 1);
 }
+
+#[test]
+fn no_client_passes_k_behind_a_pool_of_servers() {
+    // The same overloaded closed loop behind three servers, least-outstanding: calls end on
+    // whichever server answered, and the live slots of every process are checked after every
+    // event as before.
+    let rule = CapacityRule {
+        workers: Some(1),
+        service: Dist::Exp(SimDuration::from_millis(100)),
+        ..CapacityRule::default()
+    };
+    let closed = ClosedLoop {
+        in_flight: 2,
+        think: Dist::Exp(SimDuration::from_millis(20)),
+    };
+    let mut spec = closed_spec(20, rule, closed, 20, 200.0);
+    spec.policy.max_retries = 2;
+    spec.overload.timeout = Some(SimDuration::from_millis(300));
+    spec.overload.pool = crate::server::Pool {
+        servers: 3,
+        balancer: crate::server::Balancer::LeastOutstanding,
+        ..crate::server::Pool::default()
+    };
+    let (_, t) = simulate_calls(&spec);
+    assert_eq!(closed::LAST_PEAK.with(|p| p.get()), 2);
+    assert_eq!(t.calls, t.calls_failed + t.calls_succeeded);
+    assert!(t.calls_succeeded > 0);
+    assert_eq!(t.servers.len(), 3, "the pool routed the attempts");
+}
