@@ -6,9 +6,9 @@
 use std::io::{self, Write};
 use std::path::Path;
 
-use super::record::{Attempt, Next, Observer};
+use super::record::{Attempt, Next, Observer, Outcome};
 use crate::config::ConfigError;
-use crate::time::{SimTime, NANOS_PER_SEC};
+use crate::time::{SimDuration, SimTime, NANOS_PER_SEC};
 
 /// Longest line the writer can produce, in bytes: the keys and punctuation (under 140 B),
 /// a strategy name (under 30), three 10-digit integers, four times of at most 30 characters
@@ -128,7 +128,10 @@ struct ClientState {
 /// traced run's cost is the formatting and one copy into the file.
 pub struct TraceWriter<W: Write> {
     out: W,
-    buffer: Vec<u8>,
+    /// [`BUFFER_BYTES`] long from the start; the lines not yet handed to `W` are its first
+    /// `used` bytes.
+    buffer: Box<[u8]>,
+    used: usize,
     layout: Layout,
     sample: Sample,
     run: Option<RunInfo>,
@@ -143,14 +146,17 @@ pub struct TraceWriter<W: Write> {
 impl<W: Write> TraceWriter<W> {
     /// A writer into `out`; a CSV trace starts with its header.
     pub fn new(out: W, format: TraceFormat, sample: Sample) -> Self {
-        let mut buffer = Vec::with_capacity(BUFFER_BYTES);
+        let mut buffer = vec![0u8; BUFFER_BYTES].into_boxed_slice();
+        let mut used = 0;
         if format == TraceFormat::Csv {
-            buffer.extend_from_slice(COLUMNS.join(",").as_bytes());
-            buffer.push(b'\n');
+            let header = COLUMNS.join(",") + "\n";
+            buffer[..header.len()].copy_from_slice(header.as_bytes());
+            used = header.len();
         }
         TraceWriter {
             out,
             buffer,
+            used,
             layout: Layout::new(format),
             sample,
             run: None,
@@ -170,11 +176,11 @@ impl<W: Write> TraceWriter<W> {
         }
         let (prefix, layout) = (&mut self.prefix, &self.layout);
         prefix.clear();
-        prefix.extend_from_slice(layout.before(Column::Run));
-        push_int(prefix, u64::from(run.index));
-        prefix.extend_from_slice(layout.before(Column::Strategy));
+        prefix.extend_from_slice(layout.before_bytes(Column::Run));
+        prefix.extend_from_slice(int_digits(u64::from(run.index), &mut [0; 20]));
+        prefix.extend_from_slice(layout.before_bytes(Column::Strategy));
         prefix.extend_from_slice(run.strategy.as_bytes());
-        prefix.extend_from_slice(layout.before(Column::Client));
+        prefix.extend_from_slice(layout.before_bytes(Column::Client));
         self.run = Some(run);
     }
 
@@ -196,50 +202,193 @@ impl<W: Write> TraceWriter<W> {
     /// Hands the buffer to `W` (keeping the first error; after one, lines are dropped).
     fn drain(&mut self) {
         if self.error.is_none() {
-            if let Err(e) = self.out.write_all(&self.buffer) {
+            if let Err(e) = self.out.write_all(&self.buffer[..self.used]) {
                 self.error = Some(e);
             }
         }
-        self.buffer.clear();
+        self.used = 0;
     }
 
     fn write_line(&mut self, a: &Attempt, call: u32, sent: u64) {
-        let (line, layout) = (&mut self.buffer, &self.layout);
+        let layout = &self.layout;
+        let mut line = Line {
+            bytes: &mut self.buffer,
+            at: self.used,
+        };
         let wait = match a.next {
             Next::Retry(w) => Some(w.as_nanos()),
             _ => None,
         };
-        let absent = layout.absent;
-        line.extend_from_slice(&self.prefix);
-        push_int(line, u64::from(a.client));
-        line.extend_from_slice(layout.before(Column::Call));
-        push_int(line, u64::from(call));
-        line.extend_from_slice(layout.before(Column::Attempt));
-        push_int(line, u64::from(a.attempt));
-        line.extend_from_slice(layout.before(Column::Sent));
-        push_seconds(line, Some(sent), absent);
-        line.extend_from_slice(layout.before(Column::Arrived));
-        push_seconds(line, a.arrived.map(SimTime::as_nanos), absent);
-        line.extend_from_slice(layout.before(Column::Ended));
-        push_seconds(line, Some(a.ended.as_nanos()), absent);
-        line.extend_from_slice(layout.before(Column::Outcome));
-        line.extend_from_slice(a.outcome.name().as_bytes());
-        line.extend_from_slice(layout.before(Column::Next));
-        line.extend_from_slice(a.next.name().as_bytes());
-        line.extend_from_slice(layout.before(Column::Wait));
-        push_seconds(line, wait, absent);
-        line.extend_from_slice(layout.before(Column::Hidden));
-        line.extend_from_slice(match a.hidden {
-            Some(true) => b"true",
-            Some(false) => b"false",
+        let absent = &layout.absent;
+        line.put(&self.prefix);
+        line.put_int(u64::from(a.client));
+        line.put_piece(layout.before(Column::Call));
+        line.put_int(u64::from(call));
+        line.put_piece(layout.before(Column::Attempt));
+        line.put_int(u64::from(a.attempt));
+        line.put_piece(layout.before(Column::Sent));
+        // Sent, arrived and ended are often the same time (an answer without delays): such a
+        // time is formatted once and its bytes copied.
+        let sent_at = line.at;
+        line.put_seconds(sent);
+        let sent_bytes = sent_at..line.at;
+        line.put_piece(layout.before(Column::Arrived));
+        let mut last = (sent, sent_bytes);
+        match a.arrived.map(SimTime::as_nanos) {
+            Some(arrived) => last = line.put_seconds_again(arrived, last),
+            None => line.put_piece(absent),
+        }
+        line.put_piece(layout.before(Column::Ended));
+        line.put_seconds_again(a.ended.as_nanos(), last);
+        line.put_piece(layout.before(Column::Outcome));
+        line.put_piece(outcome_piece(a.outcome));
+        line.put_piece(layout.before(Column::Next));
+        line.put_piece(next_piece(a.next));
+        line.put_piece(layout.before(Column::Wait));
+        match wait {
+            Some(wait) => line.put_seconds(wait),
+            None => line.put_piece(absent),
+        }
+        line.put_piece(layout.before(Column::Hidden));
+        const TRUE: Piece = Piece::new(b"true");
+        const FALSE: Piece = Piece::new(b"false");
+        line.put_piece(match a.hidden {
+            Some(true) => &TRUE,
+            Some(false) => &FALSE,
             None => absent,
         });
-        line.extend_from_slice(&layout.end);
+        line.put_piece(&layout.end);
+        self.used = line.at;
         self.lines += 1;
-        // Room for the longest line, always: the buffer never grows past its capacity.
-        if self.buffer.len() > BUFFER_BYTES - LINE_BYTES_MAX as usize {
+        // Room for the longest line and the pieces' overrun, always.
+        if self.used > BUFFER_BYTES - LINE_BYTES_MAX as usize - PIECE {
             self.drain();
         }
+    }
+}
+
+/// The bytes a short piece of a line is copied in (one fixed-size move, not a call): the
+/// buffer keeps this much room past the longest line, and a piece's bytes past its length are
+/// overwritten by what follows.
+const PIECE: usize = 32;
+
+/// A short piece of a line: its bytes, padded to [`PIECE`], and its length.
+#[derive(Clone, Copy)]
+struct Piece {
+    bytes: [u8; PIECE],
+    len: usize,
+}
+
+impl Piece {
+    const fn new(text: &[u8]) -> Piece {
+        assert!(text.len() <= PIECE);
+        let mut bytes = [0u8; PIECE];
+        let mut i = 0;
+        while i < text.len() {
+            bytes[i] = text[i];
+            i += 1;
+        }
+        Piece {
+            bytes,
+            len: text.len(),
+        }
+    }
+}
+
+/// A line being written into the writer's buffer at `at` (which has room for the longest and
+/// [`PIECE`] more).
+struct Line<'a> {
+    bytes: &'a mut [u8],
+    at: usize,
+}
+
+impl Line<'_> {
+    #[inline(always)]
+    fn put(&mut self, bytes: &[u8]) {
+        self.bytes[self.at..self.at + bytes.len()].copy_from_slice(bytes);
+        self.at += bytes.len();
+    }
+
+    #[inline(always)]
+    fn put_piece(&mut self, piece: &Piece) {
+        self.put_padded(&piece.bytes, piece.len);
+    }
+
+    /// The first `len` bytes of `bytes`, copied whole.
+    #[inline(always)]
+    fn put_padded<const N: usize>(&mut self, bytes: &[u8; N], len: usize) {
+        let to: &mut [u8; N] = (&mut self.bytes[self.at..self.at + N]).try_into().unwrap();
+        *to = *bytes;
+        self.at += len;
+    }
+
+    /// Appends `n` in decimal, two digits a division, straight into the line.
+    #[inline(always)]
+    fn put_int(&mut self, mut n: u64) {
+        let len = n.checked_ilog10().unwrap_or(0) as usize + 1;
+        let digits = &mut self.bytes[self.at..self.at + 20];
+        let mut i = len;
+        while n >= 100 {
+            let pair = (n % 100) as usize * 2;
+            n /= 100;
+            i -= 2;
+            digits[i..i + 2].copy_from_slice(&DIGIT_PAIRS[pair..pair + 2]);
+        }
+        if n >= 10 {
+            let pair = n as usize * 2;
+            digits[0..2].copy_from_slice(&DIGIT_PAIRS[pair..pair + 2]);
+        } else {
+            digits[0] = b'0' + n as u8;
+        }
+        self.at += len;
+    }
+
+    /// Appends `ns` nanoseconds as exact decimal seconds (`3.0`, `0.25`, `1.000000001`).
+    fn put_seconds(&mut self, ns: u64) {
+        self.put_int(ns / NANOS_PER_SEC);
+        let frac = ns % NANOS_PER_SEC;
+        if frac == 0 {
+            self.put(b".0");
+            return;
+        }
+        // Nine digits, zero-padded, without their trailing zeros (at least one digit is
+        // kept: `frac` is not zero), three at a time from a table.
+        let (high, mid, low) = (
+            (frac / 1_000_000) as usize,
+            (frac / 1_000 % 1_000) as usize,
+            (frac % 1_000) as usize,
+        );
+        let mut digits = [b'.'; 10];
+        digits[1..4].copy_from_slice(&DIGIT_TRIPLES[high]);
+        digits[4..7].copy_from_slice(&DIGIT_TRIPLES[mid]);
+        digits[7..10].copy_from_slice(&DIGIT_TRIPLES[low]);
+        let width = if low != 0 {
+            10 - trailing_zeros_below_1000(low)
+        } else if mid != 0 {
+            7 - trailing_zeros_below_1000(mid)
+        } else {
+            4 - trailing_zeros_below_1000(high)
+        };
+        self.put_padded(&digits, width);
+    }
+
+    /// [`Line::put_seconds`] of `ns`, copying the bytes of `last` (a time and where this line
+    /// holds it) when `ns` is that time; returns `ns` and where its bytes now are.
+    #[inline(always)]
+    fn put_seconds_again(
+        &mut self,
+        ns: u64,
+        last: (u64, std::ops::Range<usize>),
+    ) -> (u64, std::ops::Range<usize>) {
+        let start = self.at;
+        if ns == last.0 {
+            let mut copy = [0u8; PIECE];
+            copy.copy_from_slice(&self.bytes[last.1.start..last.1.start + PIECE]);
+            self.put_padded(&copy, last.1.len());
+        } else {
+            self.put_seconds(ns);
+        }
+        (ns, start..self.at)
     }
 }
 
@@ -276,9 +425,9 @@ const QUOTED: [bool; 12] = [
 /// key and a string's opening quote; in CSV the comma), after the last, and for an absent
 /// value.
 struct Layout {
-    before: [Vec<u8>; 12],
-    end: Vec<u8>,
-    absent: &'static [u8],
+    before: [Piece; 12],
+    end: Piece,
+    absent: Piece,
 }
 
 impl Layout {
@@ -300,21 +449,57 @@ impl Layout {
             } else if i > 0 {
                 bytes.push(b',');
             }
-            bytes
+            Piece::new(&bytes)
         });
         let mut end = close(COLUMNS.len()).to_vec();
         end.extend_from_slice(if json { b"}\n" } else { b"\n" });
         Layout {
             before,
-            end,
-            absent: if json { b"null" } else { b"" },
+            end: Piece::new(&end),
+            absent: Piece::new(if json { b"null" } else { b"" }),
         }
     }
 
     /// The bytes before `column`'s value.
     #[inline]
-    fn before(&self, column: Column) -> &[u8] {
+    fn before(&self, column: Column) -> &Piece {
         &self.before[column as usize]
+    }
+
+    /// The bytes before `column`'s value, as a slice.
+    fn before_bytes(&self, column: Column) -> &[u8] {
+        let piece = self.before(column);
+        &piece.bytes[..piece.len]
+    }
+}
+
+/// An outcome's name as a [`Piece`].
+#[inline(always)]
+fn outcome_piece(outcome: Outcome) -> &'static Piece {
+    const SERVED: Piece = Piece::new(Outcome::Served.name().as_bytes());
+    const REFUSED: Piece = Piece::new(Outcome::Refused.name().as_bytes());
+    const TIMED_OUT: Piece = Piece::new(Outcome::TimedOut.name().as_bytes());
+    match outcome {
+        Outcome::Served => &SERVED,
+        Outcome::Refused => &REFUSED,
+        Outcome::TimedOut => &TIMED_OUT,
+    }
+}
+
+/// What followed, named as a [`Piece`].
+#[inline(always)]
+fn next_piece(next: Next) -> &'static Piece {
+    const DONE: Piece = Piece::new(Next::Done.name().as_bytes());
+    const RETRY: Piece = Piece::new(Next::Retry(SimDuration::ZERO).name().as_bytes());
+    const GAVE_UP: Piece = Piece::new(Next::GaveUp.name().as_bytes());
+    const DENIED: Piece = Piece::new(Next::Denied.name().as_bytes());
+    const PAUSED: Piece = Piece::new(Next::Paused.name().as_bytes());
+    match next {
+        Next::Done => &DONE,
+        Next::Retry(_) => &RETRY,
+        Next::GaveUp => &GAVE_UP,
+        Next::Denied => &DENIED,
+        Next::Paused => &PAUSED,
     }
 }
 
@@ -362,9 +547,24 @@ const DIGIT_PAIRS: &[u8; 200] = b"\
 6061626364656667686970717273747576777879\
 8081828384858687888990919293949596979899";
 
-/// Appends `n` in decimal.
-fn push_int(line: &mut Vec<u8>, mut n: u64) {
-    let mut digits = [0u8; 20];
+/// The three-digit decimal strings `000` to `999`, for a time's fraction.
+const DIGIT_TRIPLES: [[u8; 3]; 1000] = {
+    let mut table = [[0u8; 3]; 1000];
+    let mut i = 0;
+    while i < 1000 {
+        table[i] = [
+            b'0' + (i / 100) as u8,
+            b'0' + (i / 10 % 10) as u8,
+            b'0' + (i % 10) as u8,
+        ];
+        i += 1;
+    }
+    table
+};
+
+/// `n` in decimal, written at the end of `digits`.
+#[inline(always)]
+fn int_digits(mut n: u64, digits: &mut [u8; 20]) -> &[u8] {
     let mut i = digits.len();
     while n >= 100 {
         let pair = (n % 100) as usize * 2;
@@ -380,43 +580,19 @@ fn push_int(line: &mut Vec<u8>, mut n: u64) {
         i -= 1;
         digits[i] = b'0' + n as u8;
     }
-    line.extend_from_slice(&digits[i..]);
+    &digits[i..]
 }
 
-/// Appends `ns` nanoseconds as exact decimal seconds (`3.0`, `0.25`, `1.000000001`), or
-/// `absent`.
-fn push_seconds(line: &mut Vec<u8>, ns: Option<u64>, absent: &[u8]) {
-    let Some(ns) = ns else {
-        line.extend_from_slice(absent);
-        return;
-    };
-    push_int(line, ns / NANOS_PER_SEC);
-    line.push(b'.');
-    let frac = ns % NANOS_PER_SEC;
-    if frac == 0 {
-        line.push(b'0');
-        return;
+/// The trailing decimal zeros of `n`, in 1..1000, as a three-digit group.
+#[inline(always)]
+fn trailing_zeros_below_1000(n: usize) -> usize {
+    if n % 100 == 0 {
+        2
+    } else if n % 10 == 0 {
+        1
+    } else {
+        0
     }
-    // Nine digits, zero-padded, without their trailing zeros (at least one digit is kept:
-    // `frac` is not zero). No allocation: this runs once a time field of every line.
-    let mut digits = [b'0'; 9];
-    let mut rest = frac;
-    for slot in digits.iter_mut().rev() {
-        *slot = b'0' + (rest % 10) as u8;
-        rest /= 10;
-    }
-    let width = 9 - decimal_trailing_zeros(frac);
-    line.extend_from_slice(&digits[..width]);
-}
-
-/// The trailing decimal zeros of `n`, above 0.
-fn decimal_trailing_zeros(mut n: u64) -> usize {
-    let mut zeros = 0;
-    while n % 10 == 0 {
-        n /= 10;
-        zeros += 1;
-    }
-    zeros
 }
 
 #[cfg(test)]
@@ -424,9 +600,14 @@ mod tests {
     use super::*;
 
     fn seconds(ns: u64) -> String {
-        let mut v = Vec::new();
-        push_seconds(&mut v, Some(ns), b"null");
-        String::from_utf8(v).unwrap()
+        let mut bytes = [0u8; 64];
+        let mut line = Line {
+            bytes: &mut bytes,
+            at: 0,
+        };
+        line.put_seconds(ns);
+        let at = line.at;
+        String::from_utf8(bytes[..at].to_vec()).unwrap()
     }
 
     #[test]
