@@ -25,6 +25,7 @@ pub enum Format {
 struct JsonReport<'a> {
     axis: &'static str,
     unit: &'static str,
+    axes: [super::plane_export::JsonAxis; 1],
     level: f64,
     verdict_rule: &'a str,
     method: &'a str,
@@ -90,6 +91,14 @@ impl Report {
         JsonReport {
             axis: self.axis.name,
             unit: unit_of(self.axis),
+            axes: [super::plane_export::JsonAxis {
+                name: self.axis.name,
+                unit: unit_of(self.axis),
+                range: [
+                    self.in_unit(self.range.0 as f64),
+                    self.in_unit(self.range.1 as f64),
+                ],
+            }],
             level: self.level,
             verdict_rule: &self.verdict_rule,
             method: &self.method,

@@ -475,6 +475,7 @@ impl BoundaryPlan {
             },
             seed_rule: seed_rule(&self.base),
             tolerance: self.settings.tolerance,
+            range: self.settings.range,
             band_rule: self.bands.as_ref().map(|_| band::BAND_RULE.to_string()),
             results,
         })
@@ -815,6 +816,8 @@ pub struct Report {
     pub seed_rule: String,
     /// The tolerance, in integer units.
     pub tolerance: u64,
+    /// The range searched, in integer units.
+    pub range: (u64, u64),
     /// With `--band`: how its runs start collapsed, and the floor ([`band::BAND_RULE`]).
     pub band_rule: Option<String>,
     /// One result a case.

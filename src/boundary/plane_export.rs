@@ -10,11 +10,12 @@ use super::export::{stop_text, Format};
 use super::plane::{PlaneReport, PlaneResult};
 use super::unit_of;
 
+/// An axis as the JSON of either search gives it: its name, unit and range in that unit.
 #[derive(Serialize)]
-struct JsonAxis {
-    name: &'static str,
-    unit: &'static str,
-    range: [f64; 2],
+pub(super) struct JsonAxis {
+    pub(super) name: &'static str,
+    pub(super) unit: &'static str,
+    pub(super) range: [f64; 2],
 }
 
 #[derive(Serialize)]

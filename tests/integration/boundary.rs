@@ -74,6 +74,10 @@ fn every_point_is_the_sweeps_rows_and_its_interval_is_wilsons() {
         "json",
     ]);
     assert_eq!(report["axis"], "spike-rate");
+    assert_eq!(
+        report["axes"],
+        serde_json::json!([{"name": "spike-rate", "unit": "per s", "range": [40.0, 120.0]}])
+    );
     assert_eq!(report["level"], 0.5);
     let result = &report["results"][0];
     assert_eq!(result["strategy"], "naive");
