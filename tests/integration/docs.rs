@@ -229,3 +229,56 @@ fn the_sweep_columns_the_sweeps_guide_lists_are_the_header() {
     documented.extend(metrics.iter().map(String::as_str));
     assert_eq!(header, documented);
 }
+
+/// The console blocks of a Markdown guide, joined: what `tests/integration/readme.rs` reruns.
+fn console_blocks(text: &str) -> String {
+    let mut blocks = String::new();
+    let mut inside = false;
+    for line in text.lines() {
+        if line.starts_with("```") {
+            inside = !inside && line == "```console";
+        } else if inside {
+            blocks.push_str(line);
+            blocks.push('\n');
+        }
+    }
+    blocks
+}
+
+#[test]
+fn the_boundary_studies_the_readme_quotes_are_the_guides_checked_figures() {
+    // Every figure of the README's "ours" column, in backticks, is a whole token of an output
+    // line of docs/boundary.md's console blocks, which the readme tests rerun: the README
+    // quotes what the program prints, and cannot drift from it.
+    let readme = repo_file("README.md");
+    let tokens: std::collections::HashSet<String> = console_blocks(&repo_file("docs/boundary.md"))
+        .lines()
+        .filter(|line| !line.starts_with('$'))
+        .flat_map(|line| {
+            line.split_whitespace()
+                .map(str::to_string)
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    let table = readme
+        .split("| boundary study |")
+        .nth(1)
+        .expect("the README's table of boundary studies");
+    let rows: Vec<&str> = table
+        .lines()
+        .skip(2)
+        .take_while(|line| line.starts_with('|'))
+        .collect();
+    assert_eq!(rows.len(), 5, "the five studies");
+    for row in rows {
+        let ours = row.trim_end_matches('|').rsplit('|').next().unwrap();
+        let figures: Vec<&str> = ours.split('`').skip(1).step_by(2).collect();
+        assert!(figures.len() >= 2, "{row}");
+        for figure in figures {
+            assert!(
+                tokens.contains(figure),
+                "README quotes {figure}, which no output line of docs/boundary.md's blocks prints: {row}"
+            );
+        }
+    }
+}
