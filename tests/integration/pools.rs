@@ -306,3 +306,48 @@ fn bad_pool_input_is_one_line() {
         assert!(line.contains(names), "{args:?}: {line}");
     }
 }
+
+#[test]
+fn servers_and_balancer_are_sweep_axes_with_their_columns() {
+    // The hand-worked pool of nine calls (14 attempts) beside one server out over 0..5 s
+    // (every attempt refused: 9 x 4 = 36), on the same dice: servers and balancer stay out
+    // of the seed label.
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("pool.toml");
+    std::fs::write(
+        &config,
+        "clients = 9\nstrategy = \"naive\"\nretries = 3\noutage = \"0s..5s@server=1\"\n\
+         [server]\nmodel = \"flaky\"\nfailure_rate = 0\n",
+    )
+    .unwrap();
+    let out = herd_sim_ok(&[
+        "sweep",
+        "--config",
+        config.to_str().unwrap(),
+        "--servers",
+        "1,3",
+        "--balancer",
+        "round-robin",
+        "--quiet",
+        "--out",
+        "-",
+    ]);
+    let mut reader = ::csv::Reader::from_reader(&out[..]);
+    let header = reader.headers().unwrap().clone();
+    let col = |name: &str| header.iter().position(|h| h == name).unwrap();
+    let rows: Vec<::csv::StringRecord> = reader.records().map(|r| r.unwrap()).collect();
+    assert_eq!(rows.len(), 2);
+    let cells = |r: &::csv::StringRecord| {
+        (
+            r[col("servers")].to_string(),
+            r[col("balancer")].to_string(),
+            r[col("requests")].to_string(),
+        )
+    };
+    assert_eq!(cells(&rows[0]), ("".into(), "".into(), "36".into()));
+    assert_eq!(
+        cells(&rows[1]),
+        ("3".into(), "round-robin".into(), "14".into())
+    );
+    assert_eq!(rows[0][col("seed")], rows[1][col("seed")]);
+}

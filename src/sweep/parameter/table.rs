@@ -39,6 +39,14 @@ fn reshape(interval: &mut IntervalText, length: SimDuration) {
     interval.text = interval_text(interval);
 }
 
+/// What the `balancer` axis takes.
+static BALANCER_NAMES: [&str; 4] = [
+    crate::server::Balancer::ALL[0].name(),
+    crate::server::Balancer::ALL[1].name(),
+    crate::server::Balancer::ALL[2].name(),
+    crate::server::Balancer::ALL[3].name(),
+];
+
 fn server_file(file: &mut ScenarioFile) -> &mut crate::config::ServerFile {
     file.server.get_or_insert_with(Default::default)
 }
@@ -46,7 +54,7 @@ fn server_file(file: &mut ScenarioFile) -> &mut crate::config::ServerFile {
 /// Every parameter a sweep can vary, in grid order: the first varies slowest, the last
 /// fastest (docs/sweeps-and-clusters.md lists them). Strategy comes first so that a sweep's rows group by
 /// strategy.
-pub static PARAMETERS: [Parameter; 47] = [
+pub static PARAMETERS: [Parameter; 49] = [
     Parameter {
         name: "strategy",
         column: "strategy",
@@ -539,6 +547,35 @@ pub static PARAMETERS: [Parameter; 47] = [
             // Only a base scenario can set a random think time; written as configs write it.
             Some(other) => other.to_string(),
             None => String::new(),
+        },
+    },
+    Parameter {
+        name: "servers",
+        column: "servers",
+        kind: Kind::Whole,
+        needs: Needs::Nothing,
+        // Points along it share their dice (the clients' streams are the same in a pool),
+        // and configs without it keep their seeds.
+        label: false,
+        help: "A pool of N servers of the scenario's model behind --balancer, e.g. 1,2,3,5",
+        set: |f, v| f.servers = Some(u32_of(v)),
+        // Empty for one server, as without a pool.
+        get: |s| match s.overload.pool.servers {
+            1 => String::new(),
+            n => n.to_string(),
+        },
+    },
+    Parameter {
+        name: "balancer",
+        column: "balancer",
+        kind: Kind::Choice(&BALANCER_NAMES),
+        needs: Needs::Nothing,
+        label: false,
+        help: "A pool's balancer, e.g. round-robin,least-outstanding,power-of-two",
+        set: |f, v| f.balancer = Some(v.name().to_string()),
+        get: |s| match s.overload.pool.is_active() {
+            true => s.overload.pool.balancer.name().to_string(),
+            false => String::new(),
         },
     },
     Parameter {
