@@ -90,6 +90,17 @@ impl BoundaryArgs {
 /// `herd-sim boundary` with two axes: validate, open the outputs, search with a progress bar of
 /// runs spent, make every byte (the report, the heat maps), then write them.
 pub fn boundary_plane(args: &BoundaryArgs, spec: BoundarySpec) -> anyhow::Result<()> {
+    if let Some(path) = &args.html {
+        // Refused rather than ignored: the page of a phase diagram is not made yet.
+        return Err(ConfigError::Invalid {
+            field: "--html",
+            value: path.display().to_string(),
+            accepted: "accepted: --html with one --axis; a phase diagram's page is not made yet, \
+                       its heat map is drawn by --png or --svg"
+                .into(),
+        }
+        .into());
+    }
     let plan = PlanePlan::new(spec)?;
     let note = check_work(plan.work_estimate(), "boundary search", args.yes)?;
     let pool = herd_sim::sweep::thread_pool(args.threads.map(|n| n as usize))?;

@@ -201,5 +201,20 @@ fn bad_two_axis_input_is_one_line_naming_the_flag() {
         ],
         "error: invalid --band with two axes: the vulnerable band is a range of one load axis",
     );
+    refused(
+        &[
+            "--axis",
+            "spike-rate",
+            "--range",
+            "40..120",
+            "--axis",
+            "spike-duration",
+            "--range",
+            "1s..15s",
+            "--html",
+            dir.path().join("phase.html").to_str().unwrap(),
+        ],
+        "error: invalid --html",
+    );
     assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 0);
 }
