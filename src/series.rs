@@ -672,7 +672,8 @@ pub fn verdict_rule(hold: SimDuration, settle: SimDuration) -> String {
          W, and from W on the successes are at least 90% of the calls started (a herd's end: \
          its last window plus the hold, or the trigger's end plus the settle if later); \
          stretches without answers count neither way, so a herd whose calls all failed and \
-         stopped is collapsed; recovered_at_s is W, its first window with an answer"
+         stopped is collapsed, while a run whose every call succeeded is recovered by the \
+         last trigger's end at the latest; recovered_at_s is W, its first window with an answer"
     )
 }
 
