@@ -5,11 +5,8 @@ use std::path::Path;
 
 use anyhow::Context;
 
-use herd_sim::boundary::plane::PlanePlan;
-use herd_sim::boundary::{BoundaryError, BoundarySpec};
-use herd_sim::chart::phase::PhaseChart;
+use herd_sim::boundary::BoundaryError;
 use herd_sim::chart::ImageFormat;
-use herd_sim::config::check_work;
 use herd_sim::config::ConfigError;
 use herd_sim::output::OutputTarget;
 
@@ -85,46 +82,4 @@ impl BoundaryArgs {
             .zip(self.range.iter().cloned())
             .collect())
     }
-}
-
-/// `herd-sim boundary` with two axes: validate, open the outputs, search with a progress bar of
-/// runs spent, make every byte (the report, the heat maps), then write them.
-pub fn boundary_plane(args: &BoundaryArgs, spec: BoundarySpec) -> anyhow::Result<()> {
-    if let Some(path) = &args.html {
-        // Refused rather than ignored: the page of a phase diagram is not made yet.
-        return Err(ConfigError::Invalid {
-            field: "--html",
-            value: path.display().to_string(),
-            accepted: "accepted: --html with one --axis; a phase diagram's page is not made yet, \
-                       its heat map is drawn by --png or --svg"
-                .into(),
-        }
-        .into());
-    }
-    let plan = PlanePlan::new(spec)?;
-    let note = check_work(plan.work_estimate(), "boundary search", args.yes)?;
-    let pool = herd_sim::sweep::thread_pool(args.threads.map(|n| n as usize))?;
-    let charts = args.charts()?;
-    let out = crate::create_output(&args.out)?;
-    let charts = charts
-        .into_iter()
-        .map(|(path, format)| Ok((crate::create_output(path)?, format)))
-        .collect::<anyhow::Result<Vec<_>>>()?;
-    if let Some(note) = note {
-        eprintln!("note: {note}");
-    }
-    let bar = crate::progress_bar(plan.max_runs(), args.quiet, "runs (at most)");
-    let report = plan.run(&pool, &|done| bar.set_position(done));
-    bar.finish_and_clear();
-    let report = report?;
-    let chart = PhaseChart::from_report(&report);
-    let pictures = charts
-        .into_iter()
-        .map(|(file, format)| Ok((file, chart.render(format, args.chart_size)?)))
-        .collect::<anyhow::Result<Vec<_>>>()?;
-    crate::commit(out, &report.serialize(args.format.into()))?;
-    for (file, bytes) in pictures {
-        crate::commit(file, &bytes)?;
-    }
-    Ok(())
 }

@@ -6,11 +6,13 @@
 mod boundary;
 mod boundary_outputs;
 mod browser;
+mod commands;
 mod control;
 mod errors;
 mod fixture;
 pub mod html;
 mod lint;
+pub mod outputs;
 mod plot;
 mod preset;
 mod report;
@@ -21,8 +23,8 @@ mod tune;
 mod values;
 
 pub use boundary::BoundaryArgs;
-pub use boundary_outputs::boundary_plane;
 pub use browser::BrowserArgs;
+pub use commands::{boundary, lint, merge, sweep, tune};
 pub use control::ControlArgs;
 pub use errors::one_line;
 pub use fixture::{FixtureArgs, FixtureFormat};

@@ -7,7 +7,7 @@ use herd_sim::config::ConfigError;
 use herd_sim::policy_report::{self, ReportFile};
 use herd_sim::sweep;
 
-use crate::{commit, create_output, write_stdout};
+use crate::cli::outputs::{commit, create_output, write_stdout};
 
 use super::values::parse_threads;
 

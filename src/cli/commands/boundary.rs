@@ -1,0 +1,98 @@
+//! `herd-sim boundary`: validate, open every output, search (one axis, or the plane of two)
+//! with a progress bar of runs spent, and write the report, its pictures and page whole.
+
+use herd_sim::boundary::plane::PlanePlan;
+use herd_sim::boundary::BoundarySpec;
+use herd_sim::chart::phase::PhaseChart;
+use herd_sim::config::{check_work, ConfigError};
+use herd_sim::sweep;
+
+use crate::cli::outputs::{commit, create_output, progress_bar};
+use crate::cli::BoundaryArgs;
+
+/// `herd-sim boundary`: validate, open the output, search with a progress bar of runs spent,
+/// write the report whole.
+pub fn boundary(args: BoundaryArgs) -> anyhow::Result<()> {
+    let spec = args.spec()?;
+    if spec.second_axis.is_some() {
+        return boundary_plane(&args, spec);
+    }
+    let plan = herd_sim::boundary::BoundaryPlan::new(spec)?;
+    let note = check_work(plan.work_estimate(), "boundary search", args.yes)?;
+    let pool = sweep::thread_pool(args.threads.map(|n| n as usize))?;
+    let charts = args.charts()?;
+    let out = create_output(&args.out)?;
+    let html = args.html.as_deref().map(create_output).transpose()?;
+    let charts = charts
+        .into_iter()
+        .map(|(path, format)| Ok((create_output(path)?, format)))
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    if let Some(note) = note {
+        eprintln!("note: {note}");
+    }
+    let bar = progress_bar(plan.max_runs(), args.quiet, "runs (at most)");
+    let report = plan.run(&pool, &|done| bar.set_position(done));
+    bar.finish_and_clear();
+    let report = report?;
+    // Every byte is made before any file is replaced: a chart that cannot be drawn leaves
+    // the report unwritten too.
+    let chart = herd_sim::chart::boundary::BoundaryChart::from_report(&report);
+    let pictures = charts
+        .into_iter()
+        .map(|(file, format)| Ok((file, chart.render(format, args.chart_size)?)))
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    let page = match html {
+        Some(file) => Some((file, crate::cli::html::boundary_page(&args, &report)?)),
+        None => None,
+    };
+    commit(out, &report.serialize(args.format.into()))?;
+    for (file, bytes) in pictures {
+        commit(file, &bytes)?;
+    }
+    if let Some((file, bytes)) = page {
+        commit(file, &bytes)?;
+    }
+    Ok(())
+}
+
+/// `herd-sim boundary` with two axes: validate, open the outputs, search with a progress bar of
+/// runs spent, make every byte (the report, the heat maps), then write them.
+pub fn boundary_plane(args: &BoundaryArgs, spec: BoundarySpec) -> anyhow::Result<()> {
+    if let Some(path) = &args.html {
+        // Refused rather than ignored: the page of a phase diagram is not made yet.
+        return Err(ConfigError::Invalid {
+            field: "--html",
+            value: path.display().to_string(),
+            accepted: "accepted: --html with one --axis; a phase diagram's page is not made yet, \
+                       its heat map is drawn by --png or --svg"
+                .into(),
+        }
+        .into());
+    }
+    let plan = PlanePlan::new(spec)?;
+    let note = check_work(plan.work_estimate(), "boundary search", args.yes)?;
+    let pool = sweep::thread_pool(args.threads.map(|n| n as usize))?;
+    let charts = args.charts()?;
+    let out = create_output(&args.out)?;
+    let charts = charts
+        .into_iter()
+        .map(|(path, format)| Ok((create_output(path)?, format)))
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    if let Some(note) = note {
+        eprintln!("note: {note}");
+    }
+    let bar = progress_bar(plan.max_runs(), args.quiet, "runs (at most)");
+    let report = plan.run(&pool, &|done| bar.set_position(done));
+    bar.finish_and_clear();
+    let report = report?;
+    let chart = PhaseChart::from_report(&report);
+    let pictures = charts
+        .into_iter()
+        .map(|(file, format)| Ok((file, chart.render(format, args.chart_size)?)))
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    commit(out, &report.serialize(args.format.into()))?;
+    for (file, bytes) in pictures {
+        commit(file, &bytes)?;
+    }
+    Ok(())
+}

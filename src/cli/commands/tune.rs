@@ -1,0 +1,75 @@
+//! `herd-sim tune`: read and check the tune file, search with a progress bar of runs, and
+//! write the report, its frontier pictures and page whole.
+
+use herd_sim::chart::ImageFormat;
+use herd_sim::config::{check_work, DEFAULT_MAX_REQUESTS};
+use herd_sim::sweep;
+
+use crate::cli::outputs::{commit, create_output, distinct_outputs, progress_bar};
+use crate::cli::{TuneArgs, TuneFormat};
+
+/// `herd-sim tune`: read and check the tune file (every candidate in every scenario), open the
+/// output, search with a progress bar of runs, write the report whole.
+pub fn tune(args: TuneArgs) -> anyhow::Result<()> {
+    use herd_sim::advice::{tune::Tuner, tune_file::TuneFile};
+    let file = TuneFile::read(&args.config)?;
+    let threads = args
+        .threads
+        .map_or_else(herd_sim::config::default_threads, |n| n as usize);
+    let tuner = Tuner::new(
+        file,
+        threads,
+        args.max_requests.unwrap_or(DEFAULT_MAX_REQUESTS),
+    )?;
+    let axes = herd_sim::chart::frontier::FrontierAxes {
+        x: args.chart_x.clone(),
+        y: args.chart_y.clone(),
+    };
+    let mut charts = Vec::new();
+    for (path, flag, format) in [
+        (&args.png, "--png", ImageFormat::Png),
+        (&args.svg, "--svg", ImageFormat::Svg),
+    ] {
+        if let Some(path) = path {
+            ImageFormat::for_output(flag, path, &[format])?;
+            charts.push((flag, path.as_path(), format));
+        }
+    }
+    if !charts.is_empty() {
+        axes.resolve(tuner.file())?;
+    }
+    distinct_outputs(
+        std::iter::once(("--out", args.out.as_path())).chain(charts.iter().map(|c| (c.0, c.1))),
+    )?;
+    let note = check_work(tuner.work_estimate(), "tune", args.yes)?;
+    let pool = sweep::thread_pool(Some(threads))?;
+    let out = create_output(&args.out)?;
+    let chart_outs = charts
+        .iter()
+        .map(|&(_, path, format)| Ok((create_output(path)?, format)))
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    if let Some(note) = note {
+        eprintln!("note: {note}");
+    }
+    let bar = progress_bar(tuner.max_runs(), args.quiet, "runs (at most)");
+    let report = tuner.run(&pool, &|done| bar.set_position(done));
+    bar.finish_and_clear();
+    let report = report?;
+    let bytes = match args.format {
+        TuneFormat::Json => report.to_json(),
+        TuneFormat::Table => report.to_text().into_bytes(),
+    };
+    // Every chart is drawn before anything is written, so a failure leaves nothing behind.
+    let drawn = chart_outs
+        .into_iter()
+        .map(|(file, format)| {
+            let chart = herd_sim::chart::frontier::FrontierChart::from_report(&report, &axes)?;
+            Ok((file, chart.render(format, args.chart_size)?))
+        })
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    commit(out, &bytes)?;
+    for (file, bytes) in drawn {
+        commit(file, &bytes)?;
+    }
+    Ok(())
+}
