@@ -156,10 +156,6 @@ impl Report {
     }
 
     /// The case's name in the table and the CSV: the strategy, then the other listed values.
-    fn case_name(r: &CaseResult) -> String {
-        r.case.name()
-    }
-
     fn csv(&self) -> Vec<u8> {
         let mut w = csv::Writer::from_writer(Vec::new());
         let mut header = vec![
@@ -232,7 +228,7 @@ impl Report {
             "boundary of {}{unit} where the collapse probability crosses {}\n{}\nmethod: {}\nseeds: {}\n\n",
             self.axis.name, self.level, self.verdict_rule, self.method, self.seed_rule
         );
-        let names: Vec<String> = self.results.iter().map(Self::case_name).collect();
+        let names: Vec<String> = self.results.iter().map(|r| r.case.name()).collect();
         let width = names.iter().map(String::len).max().unwrap_or(0).max(8);
         out.push_str(&format!(
             "{:<width$}  {:>10}  {:>22}  {:>5}  {:>6}  stop\n",

@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::Serialize;
 
 use super::export::{stop_text, Format};
-use super::plane::{PlaneReport, PlaneResult};
+use super::plane::PlaneReport;
 use super::unit_of;
 
 /// An axis as the JSON of either search gives it: its name, unit and range in that unit.
@@ -56,15 +56,6 @@ struct JsonCell {
 struct JsonSquare {
     from: [f64; 2],
     to: [f64; 2],
-}
-
-/// The case's name: the strategy, then the other listed values.
-pub fn case_name(r: &PlaneResult) -> String {
-    let mut name = r.case.strategy.clone();
-    for (k, v) in &r.case.with {
-        name.push_str(&format!(", {k}={v}"));
-    }
-    name
 }
 
 impl PlaneReport {
@@ -213,7 +204,7 @@ impl PlaneReport {
             "phase diagram of {} against {} where the collapse probability crosses {}\n{}\nmethod: {}\nseeds: {}\n\n",
             with_unit(1), with_unit(0), self.level, self.verdict_rule, self.method, self.seed_rule
         );
-        let names: Vec<String> = self.results.iter().map(case_name).collect();
+        let names: Vec<String> = self.results.iter().map(|r| r.case.name()).collect();
         let width = names.iter().map(String::len).max().unwrap_or(0).max(8);
         out.push_str(&format!(
             "{:<width$}  {:>5}  {:>5}  {:>7}  stop\n{}  -----  -----  -------  ----\n",

@@ -9,7 +9,6 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 
 use crate::boundary::plane::{contour_segments, PlaneReport};
-use crate::boundary::plane_export::case_name;
 use crate::boundary::unit_of;
 
 use super::axis::{Axis, Ticked};
@@ -80,7 +79,7 @@ impl PhaseChart {
             .results
             .iter()
             .map(|r| PhasePanel {
-                name: case_name(r),
+                name: r.case.name(),
                 cells: r
                     .search
                     .cells
