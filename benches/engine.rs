@@ -6,6 +6,10 @@
 //!   general event-queue path and on the independent-client fast path.
 //! - `scaling/*`: the general path from 10 k to 10 M clients, events per second at each size
 //!   (the smallest is the baseline: the whole queue fits in cache).
+//! - `herd/*`: the independent path (`engine`, [`simulate_independent`]) against a minimal
+//!   program of the same herd written for speed (`reference`, `common/herd_reference.rs`):
+//!   1 M clients × (1 + 4 retries) of full jitter against a down server, the same blocks in
+//!   parallel. Checked here to give the same numbers.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -19,6 +23,8 @@ use herd_sim::server::{Down, Server};
 use herd_sim::time::SimTime;
 
 mod common;
+#[path = "common/herd_reference.rs"]
+mod reference;
 
 const SECOND: u64 = 1_000_000_000;
 
@@ -132,5 +138,46 @@ fn scaling(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, queue, run, scaling);
+/// The independent path against the minimal herd program, after checking they agree.
+fn herd(c: &mut Criterion) {
+    let clients = 1_000_000;
+    let spec = full_jitter_spec(clients);
+    let limit = reference::Herd {
+        seed: spec.seed,
+        clients,
+        retries: spec.policy.max_retries,
+        base: spec.policy.backoff.base.as_nanos(),
+        cap: spec.policy.backoff.cap.as_nanos(),
+        bin: spec.bin.as_nanos(),
+    };
+    let tally = simulate_independent(&spec);
+    let time = |t: Option<SimTime>| t.map(SimTime::as_nanos);
+    assert_eq!(
+        limit.run(),
+        reference::Figures {
+            requests: tally.requests,
+            refused: tally.refused,
+            gave_up: tally.gave_up,
+            first_retry: time(tally.first_retry),
+            last_retry: time(tally.last_retry),
+            first_finish: time(tally.first_finish),
+            last_finish: time(tally.last_finish),
+            retries: tally.retries.counts(),
+            refused_windows: tally.refused_windows.counts(),
+        },
+        "the reference herd must give the independent path's numbers"
+    );
+    assert_eq!(tally.succeeded, 0);
+    assert_eq!(tally.served_windows.total(), 0);
+    let mut group = c.benchmark_group("herd");
+    group.sample_size(10);
+    group.throughput(Throughput::Elements(tally.requests));
+    group.bench_function("engine", |b| {
+        b.iter(|| black_box(simulate_independent(&spec).requests))
+    });
+    group.bench_function("reference", |b| b.iter(|| black_box(limit.run().requests)));
+    group.finish();
+}
+
+criterion_group!(benches, queue, run, scaling, herd);
 criterion_main!(benches);
