@@ -108,8 +108,8 @@ pub fn render(report: &PolicyReport) -> String {
     }
     let _ = writeln!(
         out,
-        "\n## Reproduce\n\nherd-sim {}: `herd-sim report {}` writes this report; `herd-sim \
-         report {} --check` compares a fresh run with it.",
+        "\n## Reproduce\n\nherd-sim {}, in the report file's folder: `herd-sim report {}` writes \
+         this report; `herd-sim report {} --check` compares a fresh run with it.",
         env!("CARGO_PKG_VERSION"),
         report.file,
         report.file

@@ -89,7 +89,9 @@ pub struct PairSeeds {
 pub struct PolicyReport {
     /// The file's title.
     pub title: String,
-    /// The report file's path as given.
+    /// The report file's name, without its folder: every path the report writes is relative
+    /// to that folder (as the file's own `config` paths are), so the report's bytes do not
+    /// depend on the directory it was run from or on how its path was typed.
     pub file: String,
     /// Seeds a cell.
     pub seeds: u64,
@@ -236,7 +238,10 @@ pub fn run(
     }
     Ok(PolicyReport {
         title: file.title.clone(),
-        file: file.path.display().to_string(),
+        file: file.path.file_name().map_or_else(
+            || file.path.display().to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        ),
         seeds: file.seeds,
         figures,
         pair_seeds,

@@ -39,6 +39,33 @@ fn the_committed_report_is_a_fresh_runs_and_its_check_passes() {
         .output()
         .unwrap();
     assert_eq!(fresh.stdout, two.stdout, "1 and 2 threads");
+    // The report does not depend on where it runs from or how its path is typed: from the
+    // report's own folder as `./policy-report.toml`, and from elsewhere by absolute path.
+    let elsewhere = tempfile::tempdir().unwrap();
+    for (dir, path) in [
+        (root().join("configs"), "./policy-report.toml"),
+        (elsewhere.path().to_path_buf(), file),
+    ] {
+        let again = herd_sim()
+            .current_dir(&dir)
+            .args(["report", path, "--threads", "2"])
+            .output()
+            .unwrap();
+        assert!(again.status.success(), "{path}");
+        assert!(
+            again.stdout == fresh.stdout,
+            "`herd-sim report {path}` run in {} writes other bytes",
+            dir.display()
+        );
+        let check = herd_sim()
+            .current_dir(&dir)
+            .args(["report", path, "--check"])
+            .output()
+            .unwrap();
+        let said = String::from_utf8(check.stdout).unwrap();
+        assert!(check.status.success(), "{path}: {said}");
+        assert!(said.ends_with("byte for byte\n"), "{path}: {said}");
+    }
     let check = herd_sim()
         .current_dir(root())
         .args(["report", SHIPPED, "--check"])
@@ -52,7 +79,6 @@ fn the_committed_report_is_a_fresh_runs_and_its_check_passes() {
     );
     assert!(said.ends_with("byte for byte\n"), "{said}");
     assert_eq!(said.lines().count(), 1, "{said}");
-    let _ = file;
 }
 
 /// A report file of one scenario and policy in `dir`, with `bands` appended.
