@@ -25,7 +25,8 @@
 //!   search and the shift of the run's tail that an insertion costs.
 //! - When the run is used up, the lowest non-empty bucket is taken. A small one (at most
 //!   [`SMALL`] events) is sorted into the new run, FIFO among equal times, and its latest time
-//!   becomes the base. A larger one is scanned for its earliest time, which becomes the base;
+//!   becomes the base (a bucket of a few events, the usual one when few are pending, by
+//!   insertion; a larger one by sorting keys). A larger one is scanned for its earliest time, which becomes the base;
 //!   its events at that time form the run and the rest are re-filed at lower levels.
 //! - A bucket is a chain of fixed-size **blocks** taken from one shared store. A bucket
 //!   emptied gives its blocks back to a free stack, and the next bucket to grow takes the
@@ -57,6 +58,10 @@ const DIGITS: usize = 256;
 pub const SMALL: usize = 256;
 // A small bucket's positions fit the low byte of its sort keys.
 const _: () = assert!(SMALL <= 256);
+/// Runs and buckets this short are sorted by insertion, which beats a search or a sort of
+/// keys on a handful of events.
+const SHORT: usize = 8;
+const _: () = assert!(SHORT <= BLOCK);
 /// Events per block of bucket storage. A power of two, so a position splits by shifts.
 const BLOCK: usize = 64;
 /// Blocks a small bucket can span.
@@ -196,6 +201,18 @@ impl<T: Copy> EventQueue<T> {
     /// time (FIFO). The run is short here: it came from a small bucket.
     #[cold]
     fn insert_into_run(&mut self, event: Event<T>) {
+        if self.run.len() - self.front <= SHORT {
+            // A short run (the usual one when few events are pending): shift its later events
+            // up one by one from the end, without a search and a call to move memory.
+            self.run.push(event);
+            let mut at = self.run.len() - 1;
+            while at > self.front && self.run[at - 1].time > event.time {
+                self.run[at] = self.run[at - 1];
+                at -= 1;
+            }
+            self.run[at] = event;
+            return;
+        }
         let pending = &self.run[self.front..];
         let offset = pending.partition_point(|e| e.time <= event.time);
         self.run.insert(self.front + offset, event);
@@ -342,6 +359,24 @@ impl<T: Copy> EventQueue<T> {
     /// event once, instead of shifting it about in a stable sort.
     #[inline]
     fn sort_into_run(&mut self, level: usize, bucket: Bucket) {
+        if bucket.len <= SHORT {
+            // One block, a few events (the usual bucket when few events are pending): sorted
+            // into the run by insertion, which keeps equal times in order, without keys.
+            let first = bucket.head as usize * BLOCK;
+            for position in first..first + bucket.len {
+                let event = self.slots[position];
+                self.run.push(event);
+                let mut at = self.run.len() - 1;
+                while at > 0 && self.run[at - 1].time > event.time {
+                    self.run[at] = self.run[at - 1];
+                    at -= 1;
+                }
+                self.run[at] = event;
+            }
+            self.free.push(bucket.head);
+            self.base = self.run[self.run.len() - 1].time.0;
+            return;
+        }
         let blocks = bucket.len.div_ceil(BLOCK);
         let mut chain = [0u32; SMALL_BLOCKS];
         chain[0] = bucket.head;
