@@ -6,9 +6,10 @@
 #      colours of the chart's bars and the timeline are among its pixels);
 #   4. redraws the timeline for the client the address picks (`#client=7&run=1`): the DOM
 #      then shows that client's attempts, as many as the run's --trace has for it;
-# and opens a sweep's page (`herd-sim sweep --html`) and a boundary search's (`herd-sim
-# boundary --html`): no console error, their tables cell for cell the sweep's CSV and the
-# search's JSON, their SVG charts drawn to a screenshot that is not blank.
+# and opens a sweep's page (`herd-sim sweep --html`), a boundary search's (`herd-sim
+# boundary --html`) and a tune's (`herd-sim tune --html`): no console error, their tables cell
+# for cell the sweep's CSV and the search's and the tune's JSON, their SVG charts drawn to a
+# screenshot that is not blank.
 #
 #   scripts/html-chromium.sh          (CI=true installs chromium with apt-get when missing)
 #
@@ -38,6 +39,8 @@ sweep=(sweep --clients 10,100,1000 --strategy full-jitter,exponential --seeds 2)
 "$herd" "${sweep[@]}" --html "$work/sweep.html" --out "$work/sweep.csv"
 search=(boundary --config configs/collapse-spike.toml --axis spike-rate --range 40..120 --seeds 4 --tolerance 10% --quiet)
 "$herd" "${search[@]}" --html "$work/boundary.html" --out "$work/boundary.json" --format json
+tune=(tune --config configs/tune/grpc-throttling.toml --chart-x amplification@down --chart-y goodput_pct@flaky --quiet)
+"$herd" "${tune[@]}" --html "$work/tune.html" --out "$work/tune.json" --format json
 
 chrome() {
     # The flags keep a closed network quiet: no background connection, no update check.
@@ -55,6 +58,9 @@ chrome --screenshot="$work/boundary-shot.png" --window-size=1200,1600 --hide-scr
     "file://$work/boundary.html" > /dev/null 2>> "$work/sweep-console.txt"
 chrome --screenshot="$work/sweep-shot.png" --window-size=1200,2400 --hide-scrollbars \
     "file://$work/sweep.html" > /dev/null 2>> "$work/sweep-console.txt"
+chrome --dump-dom "file://$work/tune.html" > "$work/tune-dom.html" 2>> "$work/sweep-console.txt"
+chrome --screenshot="$work/tune-shot.png" --window-size=1200,1600 --hide-scrollbars \
+    "file://$work/tune.html" > /dev/null 2>> "$work/sweep-console.txt"
 
 python3 - "$work" <<'PY'
 import csv, json, re, struct, sys, zlib
@@ -206,11 +212,51 @@ if boundary_cells < 20:
     fail.append(f"only {boundary_cells} boundary cells found")
 not_blank(f"{work}/boundary-shot.png", {"blue": bytes.fromhex("0072B2"), "orange": bytes.fromhex("E69F00")}, "boundary page's")
 
+# The tune's page: each frontier point's figures are the JSON's; the frontier drawn (blue
+# points, the vermillion ring).
+tdom = open(f"{work}/tune-dom.html", encoding="utf-8").read()
+tjson = json.load(open(f"{work}/tune.json"))
+def close(cell, v):
+    if isinstance(v, str) or v is None:
+        return cell == text(v)
+    try:
+        return abs(float(cell) - v) <= 1e-15 * max(abs(v), 1.0)
+    except ValueError:
+        return False
+tune_cells = 0
+trows = dom_rows(tdom, "summary")
+if len(trows) != len(tjson["frontier"]):
+    fail.append(f"{len(trows)} frontier rows in the tune page's DOM, {len(tjson['frontier'])} in its JSON")
+for row, point in zip(trows, tjson["frontier"]):
+    for key, cell in row:
+        if key == "recommended":
+            ok = cell == ("*" if point["params"] == tjson["recommended"] else "")
+        elif key == "seeds":
+            ok = close(cell, point["seeds"])
+        elif key in point["params"]:
+            ok = close(cell, point["params"][key])
+        else:
+            term, stat = key.rsplit(" ", 1)
+            stats = point["objectives"].get(term)
+            if stats is None:
+                stats = next(s for c, s in point["constraints"].items() if c.startswith(term + " "))
+            ok = close(cell, None if stats is None else stats[stat])
+        if not ok:
+            fail.append(f"tune {key}: DOM {cell!r} against the JSON")
+        tune_cells += 1
+if tune_cells < 20:
+    fail.append(f"only {tune_cells} tune cells found")
+chosen = ", ".join(f"{k}={v}" for k, v in sorted(tjson["recommended"].items()))
+if f'<strong id="recommended">{chosen}</strong>' not in tdom:
+    fail.append(f"the tune page does not recommend {chosen}")
+not_blank(f"{work}/tune-shot.png", {"blue": bytes.fromhex("0072B2"), "vermillion": bytes.fromhex("D55E00")}, "tune page's")
+
 if fail:
     print("html-chromium: FAILED\n" + "\n".join(fail))
     sys.exit(1)
 print(f"html-chromium: {checked} summary cells equal the JSON's, client 7's {want} attempts shown when picked, "
       f"screenshot {width}x{height} with {len(colours)} colours, no console error; "
       f"the sweep's page: {sweep_cells} cells equal the CSV's, {charts} charts drawn; "
-      f"the boundary page: {boundary_cells} cells equal the JSON's, its curve drawn; no console error")
+      f"the boundary page: {boundary_cells} cells equal the JSON's, its curve drawn; "
+      f"the tune page: {tune_cells} cells equal the JSON's, {chosen} recommended, its frontier drawn; no console error")
 PY

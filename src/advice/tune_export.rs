@@ -212,20 +212,27 @@ impl TuneReport {
             "rule: {RULE}; intervals are 95 % (Student's t over seeds)\n"
         ));
         for c in &self.configs {
-            let what = match c.library {
-                "herd-sim" => "herd-sim config keys",
-                "grpc" if c.text.contains("retryThrottling") => {
-                    "gRPC service config (retryThrottling)"
-                }
-                "grpc" => "gRPC service config (retryPolicy)",
-                "envoy" if c.text.contains("retry_budget") => "Envoy retry_budget",
-                "envoy" => "Envoy route retry_policy",
-                "finagle" => "Finagle RetryBudget",
-                _ => "AWS SDK shared config",
-            };
-            out.push_str(&format!("\n{what}:\n{}", c.text));
+            out.push_str(&format!(
+                "\n{}:\n{}",
+                snippet_title(c.library, &c.text),
+                c.text
+            ));
         }
         out
+    }
+}
+
+/// What a configuration of the recommended point is, from its library (the JSON's `configs`
+/// key) and its text.
+pub fn snippet_title(library: &str, text: &str) -> &'static str {
+    match library {
+        "herd-sim" => "herd-sim config keys",
+        "grpc" if text.contains("retryThrottling") => "gRPC service config (retryThrottling)",
+        "grpc" => "gRPC service config (retryPolicy)",
+        "envoy" if text.contains("retry_budget") => "Envoy retry_budget",
+        "envoy" => "Envoy route retry_policy",
+        "finagle" => "Finagle RetryBudget",
+        _ => "AWS SDK shared config",
     }
 }
 

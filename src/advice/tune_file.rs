@@ -300,12 +300,19 @@ const SEARCH_KEYS: &str = "method, max_candidates, candidates, eta, max_seeds";
 impl TuneFile {
     /// Reads and checks a tune file; scenario files are read relative to its folder.
     pub fn read(path: &Path) -> Result<TuneFile, TuneError> {
+        Ok(TuneFile::read_with_text(path)?.0)
+    }
+
+    /// [`TuneFile::read`], with the file's text as read (what a report quotes as the file
+    /// given).
+    pub fn read_with_text(path: &Path) -> Result<(TuneFile, String), TuneError> {
         let shown = path.display().to_string();
         let text = std::fs::read_to_string(path).map_err(|e| TuneError::File {
             path: shown.clone(),
             message: e.to_string(),
         })?;
-        TuneFile::parse(&text, path.parent().unwrap_or(Path::new(".")), &shown)
+        let file = TuneFile::parse(&text, path.parent().unwrap_or(Path::new(".")), &shown)?;
+        Ok((file, text))
     }
 
     /// Parses and checks the text of a tune file; `folder` is where its scenario files are.

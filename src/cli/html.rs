@@ -1,6 +1,7 @@
 //! `--html PATH`, the binary's side: gathers what a page shows (a run's JSON and table
-//! outputs, its chart as SVG, the attempts of a small run; a sweep's rows; a boundary search's JSON and curve; the command and the
-//! config that reproduce them) and hands it to [`herd_sim::report::html`], which builds the
+//! outputs, its chart as SVG, the attempts of a small run; a sweep's rows; a boundary search's
+//! JSON and curve; a tune's JSON, frontier and files; the command and the config that
+//! reproduce them) and hands it to [`herd_sim::report::html`], which builds the
 //! page.
 
 use herd_sim::chart::{HistogramChart, ImageFormat, SeriesChart};
@@ -22,6 +23,16 @@ const UNSHOWN: [&str; 2] = ["--threads", "--html"];
 /// The command that reproduces the run: this invocation's words, without [`UNSHOWN`], with
 /// `--seed` added when it was not given.
 fn command(seed: u64) -> String {
+    let (mut shown, seeded) = command_words();
+    if !seeded {
+        shown.push(format!("--seed {seed}"));
+    }
+    shown.join(" ")
+}
+
+/// This invocation's words, without [`UNSHOWN`], each quoted for a shell where it needs it,
+/// and whether `--seed` is among them.
+fn command_words() -> (Vec<String>, bool) {
     let words: Vec<String> = std::env::args().skip(1).collect();
     let mut shown = vec!["herd-sim".to_string()];
     let mut skip = false;
@@ -40,10 +51,7 @@ fn command(seed: u64) -> String {
         seeded |= word == "--seed" || word.starts_with("--seed=");
         shown.push(shell_word(&word));
     }
-    if !seeded {
-        shown.push(format!("--seed {seed}"));
-    }
-    shown.join(" ")
+    (shown, seeded)
 }
 
 fn shell_word(word: &str) -> String {
@@ -156,4 +164,54 @@ pub fn boundary_page(
         config: &config,
     };
     Ok(html::render_boundary(&page)?.into_bytes())
+}
+
+/// The page of a finished tune: `text` is the tune file as given, `axes` the frontier chart's
+/// terms (a file with fewer than two terms has no chart, said on the page).
+pub fn tune_page(
+    report: &herd_sim::advice::tune_frontier::TuneReport,
+    text: &str,
+    axes: &herd_sim::chart::frontier::FrontierAxes,
+    size: Option<herd_sim::chart::ChartSize>,
+) -> anyhow::Result<Vec<u8>> {
+    let json = String::from_utf8(report.to_json())?;
+    let file = &report.file;
+    let chart = match axes.resolve(file) {
+        Ok(_) => Ok(herd_sim::chart::frontier::frontier_svg(report, axes, size)?),
+        Err(_) => Err(
+            "the tune file has fewer than two terms among its objectives and constraints, and \
+             the frontier is drawn as a scatter of two",
+        ),
+    };
+    // Each scenario as its sweep ran it: the master seed over its own, else its own.
+    let mut scenarios = Vec::new();
+    let mut seeds = Vec::new();
+    for s in &file.scenarios {
+        let mut scenario = s.file.clone();
+        scenario.seed = Some(file.seed.or(scenario.seed).unwrap_or(DEFAULT_SEED));
+        seeds.push((s.name.clone(), scenario.seed.unwrap_or(DEFAULT_SEED)));
+        scenarios.push((s.name.clone(), toml::to_string(&scenario)?));
+    }
+    let seeds = match file.seed {
+        Some(seed) => format!("{seed}, the tune file's master seed, laid over every scenario's"),
+        None if seeds.windows(2).all(|w| w[0].1 == w[1].1) => format!(
+            "{}, every scenario's own (the tune file sets no master seed)",
+            seeds.first().map_or(DEFAULT_SEED, |s| s.1)
+        ),
+        None => seeds
+            .iter()
+            .map(|(name, seed)| format!("{seed} ({name})"))
+            .collect::<Vec<_>>()
+            .join(", "),
+    };
+    let command = command_words().0.join(" ");
+    let page = html::TunePage {
+        json: &json,
+        chart: chart.as_deref().map_err(|why| *why),
+        command: &command,
+        seeds: &seeds,
+        tune_file: text,
+        scenarios: &scenarios,
+    };
+    Ok(html::render_tune(&page)?.into_bytes())
 }

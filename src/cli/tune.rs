@@ -41,6 +41,11 @@ pub struct TuneArgs {
     #[arg(long, value_name = "PATH")]
     pub svg: Option<PathBuf>,
 
+    /// One self-contained HTML page of the search (`-`: stdout): the study, the recommendation
+    /// and its rule, the frontier as a table and as inline SVG, the command, seeds and files.
+    #[arg(long, value_name = "PATH")]
+    pub html: Option<PathBuf>,
+
     /// The chart's x axis: a term of the objectives or constraints (`amplification@flaky`,
     /// `retries`) [default: the first objective].
     #[arg(long, value_name = "TERM")]

@@ -396,3 +396,199 @@ fn a_boundary_searchs_page_holds_its_json_and_threads_do_not_change_a_byte() {
         "{command}"
     );
 }
+
+/// A tune's page, written as `page.html` in the folder `name` of `dir` (the same words on
+/// the command line whatever the folder), with `--out` to the null device.
+fn tune_page(args: &[&str], dir: &std::path::Path, name: &str) -> String {
+    let here = dir.join(name);
+    fs::create_dir(&here).unwrap();
+    let mut all = vec!["tune"];
+    all.extend(args);
+    all.extend(["--html", "page.html", "--out", "/dev/null"]);
+    let out = crate::herd_sim()
+        .args(&all)
+        .current_dir(&here)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    fs::read_to_string(here.join("page.html")).unwrap()
+}
+
+/// A cell is the JSON's value: the same string, `-` for null, the same number (within a part
+/// in 10^15: serde_json's parse of a float may land a unit in the last place off, the page
+/// keeps the JSON's own text).
+fn same_as_json(cell: &str, v: &serde_json::Value) -> bool {
+    match v {
+        serde_json::Value::String(s) => cell == s,
+        serde_json::Value::Null => cell == "-",
+        v => match (cell.parse::<f64>(), v.as_f64()) {
+            (Ok(a), Some(b)) => (a - b).abs() <= 1e-15 * b.abs().max(1.0),
+            _ => false,
+        },
+    }
+}
+
+#[test]
+fn a_tunes_page_holds_its_json_and_threads_do_not_change_a_byte() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = format!(
+        "{}/configs/tune/grpc-throttling.toml",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let one = tune_page(&["--config", &config, "--threads", "1"], dir.path(), "one");
+    let two = tune_page(&["--config", &config, "--threads", "2"], dir.path(), "two");
+    assert!(one == two, "the tune page differs between 1 and 2 threads");
+    let json: serde_json::Value = serde_json::from_slice(&herd_sim_ok(&[
+        "tune", "--config", &config, "--format", "json",
+    ]))
+    .unwrap();
+    // A row a point of the frontier, in order; each cell the JSON's figure of that point.
+    let frontier = json["frontier"].as_array().unwrap();
+    let rows = summary_cells(&one);
+    assert_eq!(rows.len(), frontier.len());
+    assert_eq!(rows.len(), 4, "the file's comments work out four points");
+    let mut compared = 0;
+    let mut marked = 0;
+    for (row, point) in rows.iter().zip(frontier) {
+        for (key, cell) in row {
+            let want = if key == "recommended" {
+                marked += usize::from(cell == "*");
+                let chosen = point["params"] == json["recommended"];
+                assert_eq!(cell, if chosen { "*" } else { "" });
+                continue;
+            } else if key == "seeds" {
+                point["seeds"].clone()
+            } else if let Some((term, stat)) = key.rsplit_once(' ') {
+                // An objective's statistics, else the constraint's on that term.
+                let constraint = point["constraints"]
+                    .as_object()
+                    .unwrap()
+                    .iter()
+                    .find(|(text, _)| text.starts_with(&format!("{term} ")))
+                    .map(|(_, s)| s[stat].clone());
+                match point["objectives"].get(term) {
+                    Some(s) => s[stat].clone(),
+                    None => constraint.unwrap(),
+                }
+            } else {
+                point["params"][key].clone()
+            };
+            assert!(same_as_json(cell, &want), "{key}: {cell} against {want}");
+            compared += 1;
+        }
+        // The three parameters, the seeds, and goodput and amplification: mean, low, high.
+        assert_eq!(row.len(), 1 + 3 + 1 + 2 * 3, "{row:?}");
+    }
+    assert_eq!(marked, 1, "one recommended point");
+    assert_eq!(compared, 4 * 10);
+    // The recommendation as the JSON has it, the rule, the study's figures.
+    assert!(one.contains(
+        "<strong id=\"recommended\">budget=grpc, budget.max_tokens=20, budget.token_ratio=0.05</strong>"
+    ));
+    assert!(one.contains(&format!("The rule: {}.", json["rule"].as_str().unwrap())));
+    assert!(
+        one.contains("40 candidates (an exhaustive search), each run in 2 scenarios (flaky, down)")
+    );
+    assert!(one.contains("8 of 40 meet the constraints, 4 points on the frontier"));
+    // The frontier chart inline; no script runs (the JSON is a data block).
+    assert_eq!(one.matches("<figure><svg").count(), 1);
+    assert_eq!(one.matches("<script").count(), 1);
+    assert!(one.contains("<script type=\"application/json\" id=\"tune-json\">"));
+    // The command without --threads or --html, and the tune file as given: it reproduces the
+    // search.
+    assert_eq!(
+        pre_block(&one, "command"),
+        format!("herd-sim tune --config {config} --out /dev/null")
+    );
+    let given = pre_block(&one, "config");
+    assert_eq!(given, fs::read_to_string(&config).unwrap());
+    let again = dir.path().join("again.toml");
+    fs::write(&again, &given).unwrap();
+    let replay: serde_json::Value = serde_json::from_slice(&herd_sim_ok(&[
+        "tune",
+        "--config",
+        again.to_str().unwrap(),
+        "--format",
+        "json",
+    ]))
+    .unwrap();
+    assert_eq!(replay, json);
+    // Each scenario as it ran, with the seed of its runs.
+    assert!(one.contains("<span id=\"seed\">2015, every scenario&#39;s own"));
+    assert_eq!(one.matches("<pre class=\"scenario\"").count(), 2);
+    assert!(one.contains("Okabe–Ito"));
+}
+
+#[test]
+fn a_tunes_page_is_refused_in_one_line_where_it_cannot_be_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = format!(
+        "{}/configs/tune/flaky-retries.toml",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    // Standard output beside the report's; the report's own file.
+    let line = refused_in_one_line(&["tune", "--config", &config, "--html", "-"]);
+    assert!(line.contains("--html") && line.contains("--out"), "{line}");
+    let out = dir.path().join("tune.txt");
+    let out = out.to_str().unwrap();
+    let line = refused_in_one_line(&["tune", "--config", &config, "--out", out, "--html", out]);
+    assert!(line.contains("invalid --html"), "{line}");
+    // An axis that is no term of the file, before any run.
+    let page = dir.path().join("page.html");
+    let page = page.to_str().unwrap();
+    let line = refused_in_one_line(&[
+        "tune",
+        "--config",
+        &config,
+        "--out",
+        out,
+        "--html",
+        page,
+        "--chart-x",
+        "peak@flaky",
+    ]);
+    assert!(line.contains("--chart-x: peak@flaky"), "{line}");
+    // Under a regular file: the one line, exit 1 (the system refuses), the report unwritten.
+    let file = dir.path().join("notes.txt");
+    fs::write(&file, "mine").unwrap();
+    let under = file.join("page.html");
+    let output = crate::herd_sim()
+        .args(["tune", "--config", &config, "--out", out, "--html"])
+        .arg(&under)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("is not a directory"), "{stderr}");
+    let names: Vec<_> = fs::read_dir(dir.path())
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name())
+        .collect();
+    assert_eq!(names, ["notes.txt"], "nothing written");
+    // A file with one term has a page without a chart, and says why.
+    let text = tune_page(&["--config", &config], dir.path(), "one-term");
+    assert!(
+        text.contains("<figure><svg"),
+        "retries and goodput: two terms"
+    );
+    let single = dir.path().join("single.toml");
+    let original = fs::read_to_string(&config).unwrap();
+    fs::write(
+        &single,
+        original.replace("constraints = [\"goodput_pct@flaky >= 98.9\"]\n", ""),
+    )
+    .unwrap();
+    let text = tune_page(
+        &["--config", single.to_str().unwrap()],
+        dir.path(),
+        "no-chart",
+    );
+    assert!(!text.contains("<figure>"));
+    assert!(text.contains("No chart: the tune file has fewer than two terms"));
+}

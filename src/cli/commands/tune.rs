@@ -1,5 +1,5 @@
 //! `herd-sim tune`: read and check the tune file, search with a progress bar of runs, and
-//! write the report, its frontier pictures and page whole.
+//! write the report, its frontier pictures and its page whole.
 
 use herd_sim::chart::ImageFormat;
 use herd_sim::config::{check_work, DEFAULT_MAX_REQUESTS};
@@ -12,7 +12,7 @@ use crate::cli::{TuneArgs, TuneFormat};
 /// output, search with a progress bar of runs, write the report whole.
 pub fn tune(args: TuneArgs) -> anyhow::Result<()> {
     use herd_sim::advice::{tune::Tuner, tune_file::TuneFile};
-    let file = TuneFile::read(&args.config)?;
+    let (file, text) = TuneFile::read_with_text(&args.config)?;
     let threads = args
         .threads
         .map_or_else(herd_sim::config::default_threads, |n| n as usize);
@@ -35,15 +35,20 @@ pub fn tune(args: TuneArgs) -> anyhow::Result<()> {
             charts.push((flag, path.as_path(), format));
         }
     }
-    if !charts.is_empty() {
+    // A page draws the chart when the file has two terms; axes named must name them.
+    let named = args.chart_x.is_some() || args.chart_y.is_some();
+    if !charts.is_empty() || (args.html.is_some() && named) {
         axes.resolve(tuner.file())?;
     }
     distinct_outputs(
-        std::iter::once(("--out", args.out.as_path())).chain(charts.iter().map(|c| (c.0, c.1))),
+        std::iter::once(("--out", args.out.as_path()))
+            .chain(charts.iter().map(|c| (c.0, c.1)))
+            .chain(args.html.iter().map(|p| ("--html", p.as_path()))),
     )?;
     let note = check_work(tuner.work_estimate(), "tune", args.yes)?;
     let pool = sweep::thread_pool(Some(threads))?;
     let out = create_output(&args.out)?;
+    let html = args.html.as_deref().map(create_output).transpose()?;
     let chart_outs = charts
         .iter()
         .map(|&(_, path, format)| Ok((create_output(path)?, format)))
@@ -67,8 +72,18 @@ pub fn tune(args: TuneArgs) -> anyhow::Result<()> {
             Ok((file, chart.render(format, args.chart_size)?))
         })
         .collect::<anyhow::Result<Vec<_>>>()?;
+    let page = match html {
+        Some(file) => Some((
+            file,
+            crate::cli::html::tune_page(&report, &text, &axes, args.chart_size)?,
+        )),
+        None => None,
+    };
     commit(out, &bytes)?;
     for (file, bytes) in drawn {
+        commit(file, &bytes)?;
+    }
+    if let Some((file, bytes)) = page {
         commit(file, &bytes)?;
     }
     Ok(())

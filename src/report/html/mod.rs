@@ -1,5 +1,6 @@
 //! `--html PATH`: results as one self-contained HTML page a reviewer opens without tools, for
-//! a run ([`run`]), a sweep ([`sweep`]) and a boundary search ([`boundary`]). No network and no external asset: the style, the
+//! a run ([`run`]), a sweep ([`sweep`]), a boundary search ([`boundary`]) and a tune
+//! ([`tune`]). No network and no external asset: the style, the
 //! charts (inline SVG, drawn by [`crate::chart`]), the font their text uses (the binary's
 //! DejaVu Sans as a data URL, so the page does not depend on the viewer's fonts) and the data
 //! are all in the file.
@@ -16,6 +17,7 @@
 pub mod boundary;
 pub mod run;
 pub mod sweep;
+pub mod tune;
 
 use std::fmt::Write;
 
@@ -24,6 +26,7 @@ use crate::chart::palette;
 pub use self::boundary::{render_boundary, BoundaryPage};
 pub use self::run::{render, summary_rows, HtmlPage, TIMELINE_ATTEMPTS_MAX, TIMELINE_CLIENTS_MAX};
 pub use self::sweep::{render_sweep, SweepPage, SWEEP_ROWS_MAX};
+pub use self::tune::{render_tune, TunePage};
 
 /// DejaVu Sans, the font the charts are laid out with.
 static FONT: &[u8] = include_bytes!("../../../assets/fonts/DejaVuSans.ttf");
@@ -184,10 +187,25 @@ impl Skeleton {
     /// What reproduces the page: the seed, the command and the config file, introduced by
     /// `config_intro` (which says how to run it).
     pub fn reproduce(&mut self, seed: u64, command: &str, config_intro: &str, config: &str) {
+        self.reproduce_seeds("Seed", &seed.to_string(), command, config_intro, config);
+    }
+
+    /// [`Skeleton::reproduce`] where the seeds are text (`label` before them: `Seed`, or
+    /// `Seeds` for one a scenario).
+    pub fn reproduce_seeds(
+        &mut self,
+        label: &str,
+        seeds: &str,
+        command: &str,
+        config_intro: &str,
+        config: &str,
+    ) {
         self.out.push_str("<h2>Reproduce</h2>\n");
         let _ = writeln!(
             self.out,
-            "<p>Seed <span id=\"seed\">{seed}</span>. The command:</p>\n<pre id=\"command\">{}</pre>",
+            "<p>{} <span id=\"seed\">{}</span>. The command:</p>\n<pre id=\"command\">{}</pre>",
+            escape(label),
+            escape(seeds),
             escape(command)
         );
         let _ = writeln!(
