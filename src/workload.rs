@@ -84,6 +84,34 @@ impl Dist {
         }
     }
 
+    /// The same shape with mean `mean`, the rule of a sweep axis over a distribution's mean:
+    /// a fixed value or an exponential takes it; a uniform's ends scale by
+    /// `mean / self.mean()` (the exact ratio `2·mean / (low + high)`, each end rounded to the
+    /// nanosecond, halves up), so its spread scales with it; a uniform whose scaled ends meet
+    /// (a mean of a few nanoseconds) becomes fixed at `mean`.
+    pub fn with_mean(&self, mean: SimDuration) -> Dist {
+        match *self {
+            Dist::Fixed(_) => Dist::Fixed(mean),
+            Dist::Exp(_) => Dist::Exp(mean),
+            Dist::Uniform { low, high } => {
+                // round(x · 2m / (low + high)) without overflow: x · m fits in u128.
+                let sum = u128::from(low.as_nanos()) + u128::from(high.as_nanos());
+                let scale = |x: SimDuration| {
+                    let product = u128::from(x.as_nanos()) * u128::from(mean.as_nanos());
+                    let (q, r) = (product / sum, product % sum);
+                    let twice = 2 * q + (4 * r + sum) / (2 * sum);
+                    SimDuration(u64::try_from(twice).unwrap_or(u64::MAX))
+                };
+                let (low, high) = (scale(low), scale(high));
+                if high > low {
+                    Dist::Uniform { low, high }
+                } else {
+                    Dist::Fixed(mean)
+                }
+            }
+        }
+    }
+
     /// A value no draw exceeds in practice: the value itself, the high end, or for the
     /// exponential 40 means (a draw beyond it has probability e^−40 ≈ 4·10^−18). For bounds.
     pub fn practical_max(&self) -> SimDuration {
@@ -342,6 +370,74 @@ mod tests {
         assert_eq!(
             Dist::Exp(SimDuration::from_millis(50)).to_string(),
             "exp:50ms"
+        );
+    }
+
+    #[test]
+    fn a_distribution_takes_a_new_mean_keeping_its_shape() {
+        let ms = SimDuration::from_millis;
+        assert_eq!(Dist::Fixed(ms(5)).with_mean(ms(20)), Dist::Fixed(ms(20)));
+        assert_eq!(Dist::Exp(ms(5)).with_mean(ms(20)), Dist::Exp(ms(20)));
+        // uniform:40ms..60ms has mean 50 ms; to 100 ms every point doubles, to 25 ms halves.
+        let u = Dist::Uniform {
+            low: ms(40),
+            high: ms(60),
+        };
+        assert_eq!(
+            u.with_mean(ms(100)),
+            Dist::Uniform {
+                low: ms(80),
+                high: ms(120)
+            }
+        );
+        assert_eq!(
+            u.with_mean(ms(25)),
+            Dist::Uniform {
+                low: ms(20),
+                high: ms(30)
+            }
+        );
+        // 0..3 ns (mean 1.5 ns) to 1 ns: the ends scale by 2/3, to 0 and 2 ns.
+        let tiny = Dist::Uniform {
+            low: SimDuration(0),
+            high: SimDuration(3),
+        };
+        assert_eq!(
+            tiny.with_mean(SimDuration(1)),
+            Dist::Uniform {
+                low: SimDuration(0),
+                high: SimDuration(2)
+            }
+        );
+        // 1..3 ns (mean 2 ns) to 1 ns: ends 0.5 → 1 and 1.5 → 2 ns, halves up.
+        let odd = Dist::Uniform {
+            low: SimDuration(1),
+            high: SimDuration(3),
+        };
+        assert_eq!(
+            odd.with_mean(SimDuration(1)),
+            Dist::Uniform {
+                low: SimDuration(1),
+                high: SimDuration(2)
+            }
+        );
+        // Ends that meet make a fixed value, and a mean of zero is no wait at all.
+        assert_eq!(u.with_mean(SimDuration(1)), Dist::Fixed(SimDuration(1)));
+        assert_eq!(
+            u.with_mean(SimDuration::ZERO),
+            Dist::Fixed(SimDuration::ZERO)
+        );
+        // The largest durations saturate instead of overflowing.
+        let wide = Dist::Uniform {
+            low: SimDuration(u64::MAX - 1),
+            high: SimDuration(u64::MAX),
+        };
+        assert_eq!(
+            wide.with_mean(SimDuration(u64::MAX)),
+            Dist::Uniform {
+                low: SimDuration(u64::MAX - 1),
+                high: SimDuration(u64::MAX)
+            }
         );
     }
 }

@@ -282,3 +282,101 @@ fn boundary_finds_the_concurrency_a_server_tips_over_at() {
         "{r}"
     );
 }
+
+#[test]
+fn a_think_time_axis_scales_the_scenario_s_distribution() {
+    // The axis sets the mean and keeps the shape: uniform:50ms..150ms (mean 100 ms) at 25 ms
+    // is uniform:12.5ms..37.5ms, at 200 ms uniform:100ms..300ms; a fixed base stays fixed.
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("t.csv");
+    for (think, want) in [
+        (
+            "uniform:50ms..150ms",
+            ["uniform:12.5ms..37.5ms", "uniform:100ms..300ms"],
+        ),
+        ("exp:1s", ["exp:25ms", "exp:200ms"]),
+        ("1s", ["0.025", "0.2"]),
+    ] {
+        let config = dir.path().join("closed.toml");
+        std::fs::write(
+            &config,
+            format!(
+                "clients = 10\nstrategy = \"naive\"\nretries = 0\narrivals = \"poisson\"\n\
+                 rate = \"100/s\"\nduration = \"5s\"\nin_flight = 1\nthink_time = \"{think}\"\n\
+                 [server]\nmodel = \"capacity\"\nworkers = 1\nservice_time = \"10ms\"\n"
+            ),
+        )
+        .unwrap();
+        herd_sim()
+            .args(["sweep", "--config"])
+            .arg(&config)
+            .args(["--think-time", "25ms,200ms", "--quiet", "--out"])
+            .arg(&out)
+            .assert()
+            .success();
+        let text = std::fs::read_to_string(&out).unwrap();
+        let mut rows = csv::Reader::from_reader(text.as_bytes());
+        let column = rows
+            .headers()
+            .unwrap()
+            .iter()
+            .position(|h| h == "think_time_s")
+            .unwrap();
+        let got: Vec<String> = rows
+            .records()
+            .map(|r| r.unwrap()[column].to_string())
+            .collect();
+        assert_eq!(got, want, "{think}");
+    }
+}
+
+#[test]
+fn boundary_finds_the_think_time_a_server_tips_over_at() {
+    // Twenty closed clients of one call against one worker of Exp(S = 100 ms), thinking
+    // Exp(T), with a 1 s timeout, 3 naive retries and an outage over 50–60 s. By the
+    // asymptotic bound of a closed system the mean response without timeouts is at least
+    // N·S − T = 2 s − T, past the 1 s timeout when T < 1 s: calls time out, their abandoned
+    // attempts still take the worker, and the server stays down. In the worst state every
+    // attempt times out, so a client sends 4 attempts in 4 s and then thinks T: 80 / (4 s + T)
+    // attempts a second, under the worker's 10 when T > 4 s, so the queue drains and the
+    // server recovers. The tipping point of think-time lies between 1 s and 4 s.
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("closed.toml");
+    std::fs::write(
+        &config,
+        "clients = 20\nstrategy = \"naive\"\nretries = 3\narrivals = \"poisson\"\n\
+         rate = \"16/s\"\nduration = \"200s\"\ntimeout = \"1s\"\noutage = \"50s..60s\"\n\
+         in_flight = 1\nthink_time = \"exp:1s\"\n\
+         [server]\nmodel = \"capacity\"\nworkers = 1\nservice_time = \"exp:100ms\"\n",
+    )
+    .unwrap();
+    let out = herd_sim()
+        .args(["boundary", "--config"])
+        .arg(&config)
+        .args([
+            "--axis",
+            "think-time",
+            "--range",
+            "500ms..8s",
+            "--seeds",
+            "2",
+            "--tolerance",
+            "250ms",
+            "--format",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let r = &v["results"][0];
+    let (low, high) = (
+        r["boundary_low"].as_f64().unwrap(),
+        r["boundary_high"].as_f64().unwrap(),
+    );
+    assert!(1.0 <= low && low < high && high <= 4.0, "{r}");
+}

@@ -540,8 +540,13 @@ pub static PARAMETERS: [Parameter; 49] = [
         kind: Kind::Duration,
         needs: Needs::Nothing,
         label: false,
-        help: "With --in-flight: a fixed wait after a call ends before its client's next, e.g. 0s,10ms,100ms",
-        set: |f, v| f.think_time = Some(DistText(Dist::Fixed(v.duration()))),
+        help: "With --in-flight: the mean wait after a call ends before its client's next, the scenario's think time scaled to it (fixed without one), e.g. 0s,10ms,100ms",
+        // The axis keeps the shape: exp:1s at 250ms is exp:250ms (Dist::with_mean).
+        set: |f, v| {
+            let mean = v.duration();
+            let think = f.think_time.map_or(Dist::Fixed(mean), |d| d.0.with_mean(mean));
+            f.think_time = Some(DistText(think));
+        },
         get: |s| match s.overload.closed.map(|c| c.think) {
             Some(Dist::Fixed(d)) => seconds(d),
             // Only a base scenario can set a random think time; written as configs write it.
