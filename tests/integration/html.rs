@@ -61,20 +61,29 @@ fn the_pages_numbers_are_the_jsons_and_threads_do_not_change_a_byte() {
         "two.html",
     );
     assert!(one == two, "the page differs between 1 and 2 threads");
-    let json: serde_json::Value =
-        serde_json::from_slice(&herd_sim_ok(&[&run[..], &["--format", "json"]].concat())).unwrap();
+    let text = herd_sim_ok(&[&run[..], &["--format", "json"]].concat());
+    let json: serde_json::Value = serde_json::from_slice(&text).unwrap();
     let results = json["results"].as_array().unwrap();
+    // Each value's own text in the JSON, as written: the page must show these digits, not a
+    // float parsed and written again.
+    #[derive(serde::Deserialize)]
+    struct Raw {
+        results: Vec<std::collections::HashMap<String, Box<serde_json::value::RawValue>>>,
+    }
+    let raw: Raw = serde_json::from_slice(&text).unwrap();
     let rows = summary_cells(&one);
     assert_eq!(rows.len(), results.len());
     let mut compared = 0;
-    for (row, result) in rows.iter().zip(results) {
+    let mut fractions = 0;
+    for ((row, result), written) in rows.iter().zip(results).zip(&raw.results) {
         for (key, cell) in row {
-            let expected = match &result[key] {
-                serde_json::Value::String(s) => s.clone(),
-                serde_json::Value::Null => "-".into(),
-                v => v.to_string(),
+            let expected = match written[key].get() {
+                "null" => "-".to_string(),
+                quoted if quoted.starts_with('"') => serde_json::from_str(quoted).unwrap(),
+                number => number.to_string(),
             };
             assert_eq!(cell, &expected, "{key}");
+            fractions += usize::from(expected.contains('.'));
             compared += 1;
         }
         // Every scalar of the JSON is in the table.
@@ -86,6 +95,7 @@ fn the_pages_numbers_are_the_jsons_and_threads_do_not_change_a_byte() {
             .count();
         assert_eq!(row.len(), scalars);
     }
+    assert!(fractions > 4, "{fractions} fractional figures compared");
     assert!(compared > 20, "{compared}");
     // The timeline's data: every attempt of the run once (replicate 0 is the run).
     let attempts = one

@@ -13,7 +13,9 @@
 use std::fmt::Write;
 
 use serde::de::{Deserializer, MapAccess, Visitor};
+use serde_json::value::RawValue;
 
+use super::boundary::cell;
 use super::{coloured, escape, Skeleton};
 use crate::chart::palette;
 
@@ -46,8 +48,9 @@ pub struct HtmlPage<'a> {
     pub config: &'a str,
 }
 
-/// A JSON object with its keys in the order written (serde_json's map sorts them).
-struct Ordered(Vec<(String, serde_json::Value)>);
+/// A JSON object with its keys in the order written (serde_json's map sorts them), each value
+/// kept as its own text.
+struct Ordered(Vec<(String, Box<RawValue>)>);
 
 impl<'de> serde::Deserialize<'de> for Ordered {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
@@ -59,7 +62,7 @@ impl<'de> serde::Deserialize<'de> for Ordered {
             }
             fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<Ordered, M::Error> {
                 let mut entries = Vec::new();
-                while let Some(entry) = map.next_entry::<String, serde_json::Value>()? {
+                while let Some(entry) = map.next_entry::<String, Box<RawValue>>()? {
                     entries.push(entry);
                 }
                 Ok(Ordered(entries))
@@ -75,11 +78,13 @@ struct Results {
 }
 
 /// The summary table of a run's JSON output: its header (the scalar keys of the first
-/// result, in order) and one row a result, each cell the value's JSON text (`null` shown
-/// as `-`). Arrays and objects (the histogram, the series) are left to the charts.
+/// result, in order) and one row a result, each cell the value's own JSON text, never parsed
+/// and written again (a float written again may move its last digit), strings bare and
+/// `null` shown as `-` ([`cell`]). Arrays and objects (the histogram, the series) are left
+/// to the charts.
 pub fn summary_rows(json: &str) -> Result<(Vec<String>, Vec<Vec<String>>), serde_json::Error> {
     let parsed: Results = serde_json::from_str(json)?;
-    let scalar = |v: &serde_json::Value| !(v.is_array() || v.is_object());
+    let scalar = |v: &RawValue| !(v.get().starts_with('[') || v.get().starts_with('{'));
     let header: Vec<String> = parsed
         .results
         .first()
@@ -96,11 +101,7 @@ pub fn summary_rows(json: &str) -> Result<(Vec<String>, Vec<Vec<String>>), serde
         .map(|r| {
             header
                 .iter()
-                .map(|key| match r.0.iter().find(|(k, _)| k == key) {
-                    Some((_, serde_json::Value::String(s))) => s.clone(),
-                    Some((_, serde_json::Value::Null)) | None => "-".into(),
-                    Some((_, v)) => v.to_string(),
-                })
+                .map(|key| cell(r.0.iter().find(|(k, _)| k == key).map(|(_, v)| &**v)))
                 .collect()
         })
         .collect();
@@ -333,6 +334,47 @@ mod tests {
         let (header, rows) = summary_rows(json).unwrap();
         assert_eq!(header, ["strategy", "peak", "span_s", "last"]);
         assert_eq!(rows, [["a", "9", "1.5", "-"], ["b<", "50", "14.0", "3.25"]]);
+    }
+
+    #[test]
+    fn the_summary_shows_each_numbers_own_digits() {
+        // Texts that a parsed and rewritten float changes: 0.1 + 0.2 at its shortest
+        // (seventeen digits), a trailing zero, an exponent, an integer past u64 and the
+        // smallest subnormal.
+        let written = [
+            "0.30000000000000004",
+            "2.50",
+            "1E3",
+            "18446744073709551616",
+            "5e-324",
+            "-0.0",
+        ];
+        let json = format!(
+            "{{\"results\":[{{{}}}]}}",
+            written
+                .iter()
+                .enumerate()
+                .map(|(i, w)| format!("\"k{i}\": {w}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        let (header, rows) = summary_rows(&json).unwrap();
+        assert_eq!(header, ["k0", "k1", "k2", "k3", "k4", "k5"]);
+        assert_eq!(rows, [written]);
+        // Written again from a parsed value, three of them would change.
+        let again: Vec<String> = written
+            .iter()
+            .map(|w| {
+                serde_json::from_str::<serde_json::Value>(w)
+                    .unwrap()
+                    .to_string()
+            })
+            .collect();
+        assert_eq!(
+            written.iter().zip(&again).filter(|(w, a)| w != a).count(),
+            3,
+            "{again:?}"
+        );
     }
 
     #[test]
