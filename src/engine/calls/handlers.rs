@@ -341,6 +341,7 @@ impl<O: Observer> Loop<'_, O> {
         self.deliver_served(now, job, 0);
     }
 
+    #[inline]
     pub(super) fn deliver_served(&mut self, now: SimTime, job: Job, service: u64) {
         self.push_after(
             now,
@@ -532,9 +533,17 @@ impl<O: Observer> Loop<'_, O> {
     }
 
     /// A call of `process` is over, its slot freed: a closed-loop client starts its next
-    /// one after a think time drawn from its stream.
-    #[inline]
+    /// one after a think time drawn from its stream. (Only the check is inlined: an open
+    /// loop pays a test a call, not a call.)
+    #[inline(always)]
     fn call_over(&mut self, now: SimTime, process: u32) {
+        if self.closed.is_some() {
+            self.closed_call_over(now, process);
+        }
+    }
+
+    #[inline(never)]
+    fn closed_call_over(&mut self, now: SimTime, process: u32) {
         if let Some(c) = &mut self.closed {
             let rng = &mut self.rngs[process as usize];
             if let Some(next) = c.ended(now, process, |d| d.draw(rng)) {
