@@ -673,16 +673,39 @@ fn over_blocks(spec: &RunSpec, block: impl Fn(u32, u32) -> Tally + Sync) -> Tall
 }
 
 fn simulate_block<O: Observer>(spec: &RunSpec, first: u32, last: u32, trace: O) -> Tally {
+    // The server is matched once, not at every request: a down server's answer is then a
+    // comparison inlined into the loop.
+    match &spec.server {
+        Server::Down(down) => {
+            block_loop(spec, first, last, trace, |time, id| down.respond(time, id))
+        }
+        server => {
+            let mut server = server.clone();
+            server.prepare(spec.clients);
+            block_loop(spec, first, last, trace, |time, id| {
+                server.respond(time, id)
+            })
+        }
+    }
+}
+
+/// Clients `first..last` of `spec` one after another, `respond` answering each request.
+#[inline(always)]
+fn block_loop<O: Observer>(
+    spec: &RunSpec,
+    first: u32,
+    last: u32,
+    trace: O,
+    mut respond: impl FnMut(SimTime, u32) -> Response,
+) -> Tally {
     let mut tally = Tally::for_clients(spec.bin, spec.clients);
-    let mut server = spec.server.clone();
-    server.prepare(spec.clients);
     let mut run: Run<Windows, O> = Run::new(spec, first, last - first, &mut tally, trace);
     let mut seeds = ClientSeeds::starting_at(spec.seed, u64::from(first));
     for id in first..last {
         let mut client: Client<SimDuration, Single> = run.start(id, seeds.next_rng());
         let mut time = SimTime::ZERO;
         loop {
-            let response = server.respond(time, client.id);
+            let response = respond(time, client.id);
             match run.answer(time, &mut client, response) {
                 Some(next) => time = next,
                 None => break,

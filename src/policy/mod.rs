@@ -321,12 +321,13 @@ impl Backoff {
     /// `e_k = min(cap, base · multiplier^(k-1))` for retry `k ≥ 1`, in whole nanoseconds.
     ///
     /// Computed by repeated multiplication that stops at the cap, so it is exact for integer
-    /// multipliers (1 s · 2^3 is exactly 8 s) and never overflows.
-    #[inline]
+    /// multipliers (1 s · 2^3 is exactly 8 s) and never overflows. Doubling, the usual
+    /// multiplier, is a shift, inlined into the engine's loops; other multipliers multiply.
+    #[inline(always)]
     pub fn exponential(&self, retry: u32) -> SimDuration {
-        let cap = self.cap.as_nanos();
-        let base = self.base.as_nanos().min(cap);
         if self.multiplier == 2.0 {
+            let cap = self.cap.as_nanos();
+            let base = self.base.as_nanos().min(cap);
             let shift = retry.saturating_sub(1);
             let grown = if shift >= 64 || base.leading_zeros() < shift {
                 u64::MAX
@@ -335,6 +336,14 @@ impl Backoff {
             };
             return SimDuration(grown.min(cap));
         }
+        self.exponential_multiplied(retry)
+    }
+
+    /// [`Backoff::exponential`] for a multiplier other than 2.
+    #[inline(never)]
+    fn exponential_multiplied(&self, retry: u32) -> SimDuration {
+        let cap = self.cap.as_nanos();
+        let base = self.base.as_nanos().min(cap);
         let mut value = base as f64;
         for _ in 1..retry {
             value *= self.multiplier;
@@ -348,7 +357,7 @@ impl Backoff {
     /// The top of a jittered strategy's draw for retry `k`: [`Backoff::exponential`] after the
     /// cap, the uncapped `base · multiplier^(k-1)` (saturating) before it. The caller clamps
     /// its draw at the cap.
-    #[inline]
+    #[inline(always)]
     pub fn jitter_ceiling(&self, retry: u32) -> SimDuration {
         match self.jitter_order {
             JitterOrder::AfterCap => self.exponential(retry),
@@ -420,7 +429,8 @@ impl Policy {
     /// The decision after a refusal, when `retries_made` retries have already been sent and
     /// the previous wait was `previous` (use `base` before the first retry). A retry left is
     /// made with the policy's [`RetryChance`] (its draw, if any, before the strategy's).
-    #[inline]
+    /// Always inlined: the engine's loops call it on every refusal.
+    #[inline(always)]
     pub fn decide<R: RngCore + ?Sized>(
         &self,
         retries_made: u32,
