@@ -7,6 +7,7 @@ use serde::ser::{SerializeStruct, Serializer};
 use serde::Serialize;
 
 use crate::series::{OverloadTally, SeriesRow};
+use crate::server::ServerWindow;
 use crate::time::{SimDuration, SimTime};
 
 /// Nanoseconds as seconds.
@@ -96,9 +97,9 @@ pub struct CallLoopResult {
 }
 
 /// One server's figures in a pool's result: the attempts the balancer routed to it and how
-/// each ended for its client (attempts = succeeded + refused + timed_out + in_flight), and
-/// the requests it served, late ones included.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+/// each ended for its client (attempts = succeeded + refused + timed_out + in_flight), the
+/// requests it served, late ones included, and the same window by window ([`ServerSeries`]).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct ServerResult {
     /// Its number, from 1 (as `@server=K` names it).
     pub server: u32,
@@ -114,6 +115,49 @@ pub struct ServerResult {
     pub in_flight: u64,
     /// Requests it served, in time or late.
     pub served: u64,
+    /// Its series: the windows of the run's series in which anything was counted at a server
+    /// of the pool or a server held requests (every server has the same windows).
+    pub series: ServerSeries,
+}
+
+/// One server's series: the rows the engine wrote ([`crate::server::ServerWindow`]; the
+/// windows left out are zeros at every server). Serialised as one array per column,
+/// `window_start_s` first, in window order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ServerSeries {
+    /// The window width.
+    pub bin: SimDuration,
+    /// The windows written, in order.
+    pub rows: Vec<ServerWindow>,
+}
+
+impl ServerSeries {
+    /// When window `row` starts, seconds.
+    pub fn start_s(&self, row: &ServerWindow) -> f64 {
+        SimDuration(row.window.saturating_mul(self.bin.as_nanos())).as_secs_f64()
+    }
+}
+
+impl Serialize for ServerSeries {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let rows = &self.rows[..];
+        let count = |get: fn(&ServerWindow) -> u64| Column { rows, get };
+        let mut s = serializer.serialize_struct("ServerSeries", 7)?;
+        s.serialize_field(
+            "window_start_s",
+            &Column {
+                rows,
+                get: |r: &ServerWindow| self.start_s(r),
+            },
+        )?;
+        s.serialize_field("attempts", &count(|r| r.attempts))?;
+        s.serialize_field("succeeded", &count(|r| r.succeeded))?;
+        s.serialize_field("refused", &count(|r| r.refused))?;
+        s.serialize_field("timed_out", &count(|r| r.timed_out))?;
+        s.serialize_field("served", &count(|r| r.served))?;
+        s.serialize_field("in_system", &count(|r| r.in_system))?;
+        s.end()
+    }
 }
 
 /// One retry layer's figures in a result.
@@ -188,7 +232,13 @@ impl CallLoopResult {
                 .servers
                 .iter()
                 .zip(1..)
-                .map(|(c, server)| ServerResult {
+                .zip(
+                    tally
+                        .server_series
+                        .into_iter()
+                        .chain(std::iter::repeat_with(Vec::new)),
+                )
+                .map(|((c, server), rows)| ServerResult {
                     server,
                     attempts: c.attempts,
                     succeeded: c.succeeded,
@@ -196,6 +246,10 @@ impl CallLoopResult {
                     timed_out: c.timed_out,
                     in_flight: c.in_flight,
                     served: c.served,
+                    series: ServerSeries {
+                        bin: tally.series_bin,
+                        rows,
+                    },
                 })
                 .collect(),
             outgrown: tally
@@ -240,13 +294,13 @@ impl Series {
     }
 }
 
-/// One column of the series, written as a JSON array straight from the rows.
-struct Column<'a, T, F: Fn(&SeriesRow) -> T> {
-    rows: &'a [SeriesRow],
+/// One column of a series, written as a JSON array straight from the rows.
+struct Column<'a, R, T, F: Fn(&R) -> T> {
+    rows: &'a [R],
     get: F,
 }
 
-impl<T: Serialize, F: Fn(&SeriesRow) -> T> Serialize for Column<'_, T, F> {
+impl<R, T: Serialize, F: Fn(&R) -> T> Serialize for Column<'_, R, T, F> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         serializer.collect_seq(self.rows.iter().map(&self.get))
     }

@@ -737,6 +737,9 @@ pub struct OverloadTally {
     pub outgrown: Option<(SimTime, u64, u64)>,
     /// With a server pool, each server's figures, index 0 first (empty without a pool).
     pub servers: Vec<crate::server::ServerCount>,
+    /// With a server pool whose run keeps its windows, each server's series, index 0 first
+    /// ([`crate::server::ServerWindow`]; empty otherwise).
+    pub server_series: Vec<Vec<crate::server::ServerWindow>>,
 }
 
 #[cfg(test)]

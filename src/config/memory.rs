@@ -406,7 +406,7 @@ impl Scenario {
         let kept = if call_loop && !self.overload.keep_windows {
             Sat::ZERO
         } else {
-            histograms + self.series_rows() * SERIES_ROW
+            histograms + self.series_windows() * (SERIES_ROW + self.server_window_bytes())
         };
         estimate.add(
             Part::Results,
@@ -534,9 +534,30 @@ impl Scenario {
 
     /// Bytes of the series written out at most, by the JSON report (eleven pretty-printed
     /// arrays, a line of up to 30 B per value) or by `--series-out` (a row of twelve fields,
-    /// up to 240 B), twice while the buffer grows, for every strategy.
+    /// up to 240 B), twice while the buffer grows, for every strategy; a pool's servers add
+    /// theirs (seven arrays each, or a row of fourteen fields, up to 210 B, each).
     pub fn series_output_estimate(&self) -> u64 {
-        (Sat::from(self.strategies.len()) * self.series_windows() * (2 * 11 * 30)).to_u64()
+        let servers = if self.overload.pool.is_active() {
+            u128::from(self.overload.pool.len())
+        } else {
+            0
+        };
+        (Sat::from(self.strategies.len())
+            * self.series_windows()
+            * (2 * 11 * 30 + servers * (2 * 7 * 30)))
+            .to_u64()
+    }
+
+    /// Bytes of a window of a pool's servers' series (a [`crate::server::ServerWindow`] a
+    /// server), 0 without a pool.
+    fn server_window_bytes(&self) -> u128 {
+        if self.overload.pool.is_active() {
+            u128::from(crate::server::ServerSeriesBuilder::window_bytes(u64::from(
+                self.overload.pool.len(),
+            )))
+        } else {
+            0
+        }
     }
 
     /// The longest one call can last from its start: for each attempt of every retry layer
@@ -695,7 +716,8 @@ impl Scenario {
     /// each) three times over (the queue's partly filled blocks and re-filing), and a tab's
     /// reading; per request the server can queue (`Scenario::queued_at_most`) its place
     /// (32 B) three times over and a late answer's event; the series (one `SeriesRow`, 104 B,
-    /// a window of the horizon) when the run keeps its windows, else none.
+    /// a window of the horizon, and a pool's a `ServerWindow` of 56 B a server twice over)
+    /// when the run keeps its windows, else none.
     /// `tests/memory` measured 100 000 herd calls at 1.1× this.
     fn call_loop_bytes(&self) -> (Sat, Sat, Sat) {
         let control = if self.controls.is_none() {
@@ -714,7 +736,8 @@ impl Scenario {
         let processes = Sat::from(self.clients) * (8 + control + tab + 3 * 48);
         let calls = Sat::from(self.in_flight_estimate());
         let series = if self.overload.keep_windows {
-            self.series_windows() * SERIES_ROW
+            // A pool's servers' rows, their vectors grown by doubling.
+            self.series_windows() * (SERIES_ROW + 2 * self.server_window_bytes())
         } else {
             Sat::ZERO
         };

@@ -32,6 +32,14 @@ pub const SERIES_COLUMNS: [&str; 12] = [
 /// sent by tabs hidden at the instant they sent.
 pub const SERIES_TAB_COLUMN: &str = "attempts_hidden";
 
+/// The column of `--series-out` a pool's run adds after `strategy`: `all` on the pool's rows,
+/// the server's number (from 1) on each server's.
+pub const SERIES_SERVER_COLUMN: &str = "server";
+
+/// The column of `--series-out` a pool's run adds last: the requests the server served in the
+/// window (late ones included), empty on the pool's rows.
+pub const SERIES_SERVED_COLUMN: &str = "served";
+
 /// `recovered at`: the time, `stuck` when a run with a trigger never recovers, `-` without a
 /// trigger.
 fn recovery(c: &CallLoopResult) -> String {
@@ -166,24 +174,29 @@ pub(super) fn calls_table(report: &Report) -> String {
     out
 }
 
-/// One result's series rows, strategy first.
+/// One result's series rows, strategy first; with `pooled`, the server column after it
+/// (`all`) and an empty served column last.
 fn series_rows<'a>(
     r: &'a RunResult,
     c: &'a CallLoopResult,
     tabs: bool,
-) -> impl Iterator<Item = Vec<String>> + 'a {
+    pooled: bool,
+) -> impl Iterator<Item = (u64, Vec<String>)> + 'a {
     let strategy = r.strategy.name();
     let quantile = |v: Option<u64>| {
         v.map(|ns| crate::time::SimDuration(ns).as_secs_f64().to_string())
             .unwrap_or_default()
     };
     c.series.rows.iter().map(move |row| {
-        let mut cells = vec![
-            strategy.to_string(),
+        let mut cells = vec![strategy.to_string()];
+        if pooled {
+            cells.push("all".to_string());
+        }
+        cells.extend([
             c.series.start_s(row).to_string(),
             row.calls_started.to_string(),
             row.attempts.to_string(),
-        ];
+        ]);
         if tabs {
             cells.push(row.attempts_hidden.to_string());
         }
@@ -197,8 +210,43 @@ fn series_rows<'a>(
             row.retries_denied.to_string(),
             row.rejected_locally.to_string(),
         ]);
-        cells
+        if pooled {
+            cells.push(String::new());
+        }
+        (row.window, cells)
     })
+}
+
+/// One server's row of one window in the pool's columns: what is not a server's (calls
+/// started, latencies, hidden tabs' attempts, denials, local rejections) empty.
+fn server_cells(
+    r: &RunResult,
+    s: &crate::overload::ServerResult,
+    row: &crate::server::ServerWindow,
+    tabs: bool,
+) -> Vec<String> {
+    let mut cells = vec![
+        r.strategy.name().to_string(),
+        s.server.to_string(),
+        s.series.start_s(row).to_string(),
+        String::new(),
+        row.attempts.to_string(),
+    ];
+    if tabs {
+        cells.push(String::new());
+    }
+    cells.extend([
+        row.succeeded.to_string(),
+        row.timed_out.to_string(),
+        row.refused.to_string(),
+        row.in_system.to_string(),
+        String::new(),
+        String::new(),
+        String::new(),
+        String::new(),
+        row.served.to_string(),
+    ]);
+    cells
 }
 
 /// The series of every strategy as tidy CSV: a header ([`SERIES_COLUMNS`], with
@@ -206,6 +254,13 @@ fn series_rows<'a>(
 /// window, strategies in report order, windows in time order. Windows
 /// left out of the series (nothing happened, the server empty) are all zeros; a latency is
 /// empty in a window without successes.
+///
+/// A pool's run (`--servers N`) adds [`SERIES_SERVER_COLUMN`] after `strategy` and
+/// [`SERIES_SERVED_COLUMN`] last: each window's row of the pool as a whole (server `all`, as
+/// without a pool, its served empty) is followed by one row per server (`1` to `N`) for the
+/// windows of the servers' series ([`crate::overload::ServerSeries`]), the columns that are
+/// not a server's left empty. Summed over its servers, a window's attempts, succeeded,
+/// timed_out, refused and in_system are the pool's.
 pub fn series_csv(report: &Report) -> Result<Vec<u8>, ReportError> {
     let mut writer = ::csv::Writer::from_writer(Vec::new());
     let fail = |e: ::csv::Error| ReportError(e.to_string());
@@ -213,15 +268,50 @@ pub fn series_csv(report: &Report) -> Result<Vec<u8>, ReportError> {
         .results
         .iter()
         .any(|r| r.calls.as_ref().is_some_and(|c| c.series.tabs));
+    let pooled = report
+        .results
+        .iter()
+        .any(|r| r.calls.as_ref().is_some_and(|c| !c.servers.is_empty()));
     let mut header: Vec<&str> = SERIES_COLUMNS.to_vec();
     if tabs {
         header.insert(4, SERIES_TAB_COLUMN);
     }
+    if pooled {
+        header.insert(1, SERIES_SERVER_COLUMN);
+        header.push(SERIES_SERVED_COLUMN);
+    }
     writer.write_record(&header).map_err(fail)?;
     for r in &report.results {
-        if let Some(c) = &r.calls {
-            for row in series_rows(r, c, tabs) {
+        let Some(c) = &r.calls else { continue };
+        if c.servers.is_empty() {
+            for (_, row) in series_rows(r, c, tabs, pooled) {
                 writer.write_record(row).map_err(fail)?;
+            }
+            continue;
+        }
+        // The pool's rows and the servers' (every server has the same windows), merged by
+        // window: the pool's first.
+        let windows = c.servers[0].series.rows.len();
+        let mut pool = series_rows(r, c, tabs, true).peekable();
+        let mut j = 0;
+        loop {
+            let server_window = (j < windows).then(|| c.servers[0].series.rows[j].window);
+            match (pool.peek(), server_window) {
+                (None, None) => break,
+                (Some(&(w, _)), s) if s.is_none_or(|s| w <= s) => {
+                    let (_, row) = pool.next().expect("peeked");
+                    writer.write_record(row).map_err(fail)?;
+                }
+                _ => {
+                    for s in &c.servers {
+                        if let Some(row) = s.series.rows.get(j) {
+                            writer
+                                .write_record(server_cells(r, s, row, tabs))
+                                .map_err(fail)?;
+                        }
+                    }
+                    j += 1;
+                }
             }
         }
     }

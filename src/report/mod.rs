@@ -10,7 +10,10 @@ mod servers;
 mod table;
 mod work;
 
-pub use self::calls::{call_loop_scenario, series_csv, SERIES_COLUMNS, SERIES_TAB_COLUMN};
+pub use self::calls::{
+    call_loop_scenario, series_csv, SERIES_COLUMNS, SERIES_SERVED_COLUMN, SERIES_SERVER_COLUMN,
+    SERIES_TAB_COLUMN,
+};
 /// The columns of a run's `--format csv`, in order (`plot` recognises a run's table by them).
 pub use self::csv::COLUMNS as CSV_COLUMNS;
 pub use self::csv::{call_metric_values, CsvExporter, CALL_METRICS};

@@ -15,6 +15,7 @@ mod fixed_window;
 mod flaky;
 mod occ;
 mod pool;
+mod pool_series;
 mod sliding_window;
 mod token_bucket;
 mod triggers;
@@ -26,6 +27,7 @@ pub use fixed_window::{FixedWindow, FixedWindowRule, Store, WindowStart, MAX_WIN
 pub use flaky::Flaky;
 pub use occ::Occ;
 pub use pool::{Balance, Balancer, Pool, RollingRestart, ServerCount};
+pub use pool_series::{ServerSeriesBuilder, ServerWindow};
 pub use sliding_window::{SlidingWindow, SlidingWindowRule};
 pub use token_bucket::{Refill, TokenBucket, TokenBucketRule};
 pub use triggers::{Degrade, Triggers};

@@ -179,8 +179,11 @@ fn attempts_are_conserved_per_server_and_in_total_whatever_the_balancer() {
 
 #[test]
 fn a_pool_run_is_the_same_on_one_thread_and_two() {
+    // The JSON holds each server's series too.
     for balancer in ["random", "power-of-two"] {
-        assert_eq!(loaded(balancer, "1"), loaded(balancer, "2"), "{balancer}");
+        let one = loaded(balancer, "1");
+        assert!(one.windows(8).any(|w| w == b"\"series\""));
+        assert_eq!(one, loaded(balancer, "2"), "{balancer}");
     }
 }
 
@@ -350,4 +353,214 @@ fn servers_and_balancer_are_sweep_axes_with_their_columns() {
         ("3".into(), "round-robin".into(), "14".into())
     );
     assert_eq!(rows[0][col("seed")], rows[1][col("seed")]);
+}
+
+/// Each server's series as `[window_start_s, attempts, succeeded, refused, timed_out, served,
+/// in_system]` rows.
+fn server_series(result: &Value) -> Vec<Vec<[f64; 7]>> {
+    result["servers"]
+        .as_array()
+        .expect("a pool's servers")
+        .iter()
+        .map(|s| {
+            let column = |k: &str| s["series"][k].as_array().expect(k).clone();
+            let starts = column("window_start_s");
+            let counts = [
+                "attempts",
+                "succeeded",
+                "refused",
+                "timed_out",
+                "served",
+                "in_system",
+            ]
+            .map(column);
+            (0..starts.len())
+                .map(|i| {
+                    let mut row = [starts[i].as_f64().unwrap(); 7];
+                    for (c, col) in counts.iter().enumerate() {
+                        row[c + 1] = n(&col[i]) as f64;
+                    }
+                    row
+                })
+                .collect()
+        })
+        .collect()
+}
+
+#[test]
+fn each_server_has_its_series_worked_by_hand() {
+    // The hand-worked pool of nine calls, its retries a fixed 1 s apart (windows of 1 s):
+    // t = 0, attempts 0..8 to servers 1, 2, 3, 1, ...: server 1 (out) refuses the three of
+    // processes 0, 3, 6. t = 1 s: their retries, attempts 9, 10, 11 to servers 1, 2, 3:
+    // process 0's refused again. t = 2 s: attempt 12, server 1, refused. t = 3 s: attempt
+    // 13, server 2, served.
+    let args = [
+        "--clients",
+        "9",
+        "--strategy",
+        "fixed",
+        "--base",
+        "1s",
+        "--retries",
+        "3",
+        "--server",
+        "flaky",
+        "--failure-rate",
+        "0",
+        "--servers",
+        "3",
+        "--outage",
+        "0s..10s@server=1",
+    ];
+    let v = json(&args);
+    let r = &v["results"][0];
+    assert_eq!(n(&r["attempts"]), 14);
+    // [start, attempts, succeeded, refused, timed out, served, in the server]
+    let w = |t: f64, attempts: f64, ok: f64, refused: f64| [t, attempts, ok, refused, 0.0, ok, 0.0];
+    assert_eq!(
+        server_series(r),
+        [
+            vec![
+                w(0.0, 3.0, 0.0, 3.0),
+                w(1.0, 1.0, 0.0, 1.0),
+                w(2.0, 1.0, 0.0, 1.0),
+                w(3.0, 0.0, 0.0, 0.0)
+            ],
+            vec![
+                w(0.0, 3.0, 3.0, 0.0),
+                w(1.0, 1.0, 1.0, 0.0),
+                w(2.0, 0.0, 0.0, 0.0),
+                w(3.0, 1.0, 1.0, 0.0)
+            ],
+            vec![
+                w(0.0, 3.0, 3.0, 0.0),
+                w(1.0, 1.0, 1.0, 0.0),
+                w(2.0, 0.0, 0.0, 0.0),
+                w(3.0, 0.0, 0.0, 0.0)
+            ],
+        ]
+    );
+    // --series-out: the pool's row of each window (server `all`), then each server's, the
+    // columns that are not a server's empty.
+    let mut csv_args = args.to_vec();
+    csv_args.extend(["--series-out", "-", "--out", "/dev/null"]);
+    let out = String::from_utf8(herd_sim_ok(&csv_args)).unwrap();
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(
+        lines[0],
+        "strategy,server,window_start_s,calls_started,attempts,succeeded,timed_out,refused,\
+         in_system,latency_p50_s,latency_p99_s,retries_denied,rejected_locally,served"
+    );
+    assert_eq!(lines.len(), 1 + 4 * 4);
+    assert_eq!(lines[1], "fixed,all,0,9,9,6,0,3,0,0,0,0,0,");
+    assert_eq!(lines[2], "fixed,1,0,,3,0,0,3,0,,,,,0");
+    assert_eq!(lines[3], "fixed,2,0,,3,3,0,0,0,,,,,3");
+    assert_eq!(lines[13], "fixed,all,3,0,1,1,0,0,0,0,0,0,0,");
+    assert_eq!(lines[15], "fixed,2,3,,1,1,0,0,0,,,,,1");
+}
+
+#[test]
+fn the_servers_series_sum_to_the_pools_window_by_window() {
+    for balancer in ["round-robin", "random", "least-outstanding", "power-of-two"] {
+        let v: Value = serde_json::from_slice(&loaded(balancer, "1")).unwrap();
+        for r in v["results"].as_array().unwrap() {
+            let each = server_series(r);
+            // Every server has the same windows.
+            let windows: Vec<f64> = each[0].iter().map(|row| row[0]).collect();
+            for s in &each {
+                assert_eq!(s.iter().map(|row| row[0]).collect::<Vec<_>>(), windows);
+            }
+            // Summed over the servers, window by window: attempts, succeeded, refused, timed
+            // out and in the server are the pool's (a window missing on one side is zeros
+            // there; the servers' have no calls started, the pool's no served).
+            let series = &r["series"];
+            let pool_column = |k: &str| -> Vec<(f64, u64)> {
+                let starts = series["window_start_s"].as_array().unwrap();
+                starts
+                    .iter()
+                    .zip(series[k].as_array().unwrap())
+                    .map(|(t, c)| (t.as_f64().unwrap(), n(c)))
+                    .collect()
+            };
+            for (column, k) in [
+                (1, "attempts"),
+                (2, "succeeded"),
+                (3, "refused"),
+                (4, "timed_out"),
+                (6, "in_system"),
+            ] {
+                let mut summed: Vec<(f64, u64)> = windows
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &t)| (t, each.iter().map(|s| s[i][column] as u64).sum()))
+                    .filter(|&(_, c)| c > 0)
+                    .collect();
+                let mut pool: Vec<(f64, u64)> =
+                    pool_column(k).into_iter().filter(|&(_, c)| c > 0).collect();
+                summed.sort_by(|a, b| a.0.total_cmp(&b.0));
+                pool.sort_by(|a, b| a.0.total_cmp(&b.0));
+                assert_eq!(summed, pool, "{balancer}: {k}");
+            }
+            // And each server's series sums to its totals.
+            for (s, totals) in each.iter().zip(servers(r)) {
+                let sum = |c: usize| s.iter().map(|row| row[c] as u64).sum::<u64>();
+                // totals: [attempts, succeeded, refused, timed_out, in_flight, served]
+                assert_eq!(
+                    [sum(1), sum(2), sum(3), sum(4), sum(5)],
+                    [totals[0], totals[1], totals[2], totals[3], totals[5]],
+                    "{balancer}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn a_rolling_restart_shows_server_by_server() {
+    // Three capacity servers with room to spare, restarted 10 s apart for 2 s each: server
+    // k (from 1) is out over [10k, 10k + 2) s, windows 10k and 10k + 1 of 1 s. Its series
+    // has refusals in those two windows and nowhere else, and no timeout anywhere; while it
+    // is out the others serve.
+    let v = json(&[
+        "--arrivals",
+        "poisson",
+        "--rate",
+        "30/s",
+        "--duration",
+        "40s",
+        "--server",
+        "capacity",
+        "--workers",
+        "8",
+        "--service-time",
+        "10ms",
+        "--timeout",
+        "1s",
+        "--strategy",
+        "naive",
+        "--retries",
+        "2",
+        "--servers",
+        "3",
+        "--rolling-restart",
+        "10s,2s",
+    ]);
+    let r = &v["results"][0];
+    let each = server_series(r);
+    for (k, s) in each.iter().enumerate() {
+        let out = [10.0 * (k + 1) as f64, 10.0 * (k + 1) as f64 + 1.0];
+        let refusing: Vec<f64> = s
+            .iter()
+            .filter(|row| row[3] > 0.0)
+            .map(|row| row[0])
+            .collect();
+        assert_eq!(refusing, out, "server {}", k + 1);
+        assert!(s.iter().all(|row| row[4] == 0.0), "server {}", k + 1);
+        for (j, other) in each.iter().enumerate().filter(|&(j, _)| j != k) {
+            for t in out {
+                let row = other.iter().find(|row| row[0] == t).expect("a window");
+                assert!(row[2] > 0.0, "server {} serves at {t}", j + 1);
+            }
+        }
+    }
 }

@@ -165,3 +165,28 @@ fn browser_tabs_on_the_herd_paths_and_the_call_loop() {
         3.0,
     );
 }
+
+#[test]
+fn a_pools_servers_keep_their_series() {
+    // Forty servers behind round-robin, an open load in 1 ms windows for 60 s: most windows
+    // have an attempt at some server, so each server's series (a row a window each, 56 B)
+    // is the bulk of what the run keeps. The estimate counts them, and more servers cost
+    // more by at least their rows.
+    let text = |servers: u32| {
+        format!(
+            "clients = 10\nstrategy = \"naive\"\nretries = 1\narrivals = \"poisson\"\n\
+             rate = \"2000/s\"\nduration = \"60s\"\nseries_bin = \"1ms\"\nservers = {servers}\n\
+             [server]\nmodel = \"flaky\"\nfailure_rate = 0.1\n"
+        )
+    };
+    let estimate = |servers: u32| {
+        ScenarioFile::parse(&text(servers), Some("toml"))
+            .unwrap()
+            .validate_on(Some(2))
+            .unwrap()
+            .memory_estimate()
+    };
+    let windows = 60_000u64;
+    assert!(estimate(40) - estimate(2) >= windows * 38 * 56);
+    bounded(&text(40), Path::Auto, 4.0);
+}

@@ -367,6 +367,9 @@ pub fn simulate_calls_observed<O: Observer>(spec: &RunSpec, trace: O) -> (Tally,
         if run.series.due(now) {
             let in_system = run.in_system();
             run.series.advance(now, in_system);
+            if run.pool.series.is_some() {
+                run.advance_servers(now);
+            }
         }
         match item {
             Ev::Start { process } => run.start_call(now, process),
@@ -402,8 +405,10 @@ pub fn simulate_calls_observed<O: Observer>(spec: &RunSpec, trace: O) -> (Tally,
     }
     let in_system = run.in_system();
     let servers = run.server_counts();
+    let server_series = run.server_series();
     let mut totals = std::mem::take(&mut run.totals);
     totals.servers = servers;
+    totals.server_series = server_series;
     if let Some(layered) = &run.layered {
         totals.layers = layered.counts(totals.attempts);
     }

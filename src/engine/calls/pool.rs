@@ -1,9 +1,11 @@
 //! The call loop's side of a server pool ([`crate::server::Pool`]): which server an attempt
 //! goes to ([`Balance`]), whether that server is out or degraded at an instant (the run's
-//! triggers and its own), and each server's figures ([`ServerCount`]). A run of one server
-//! routes every attempt to server 0 without a draw, so it runs as it did before pools.
+//! triggers and its own), each server's figures ([`ServerCount`]) and, when the run keeps its
+//! windows, each server's series ([`ServerSeriesBuilder`], read off those figures as windows
+//! close). A run of one server routes every attempt to server 0 without a draw and builds no
+//! series of its own, so it runs as it did before pools.
 
-use crate::server::{Balance, ServerCount};
+use crate::server::{Balance, Server, ServerCount, ServerSeriesBuilder, ServerWindow};
 use crate::time::SimTime;
 use crate::trace::Observer;
 
@@ -13,6 +15,8 @@ use super::Loop;
 pub(super) struct PoolRun {
     pub(super) balance: Balance,
     pub(super) counts: Vec<ServerCount>,
+    /// Each server's series, for a pool whose run keeps its windows.
+    pub(super) series: Option<ServerSeriesBuilder>,
 }
 
 impl PoolRun {
@@ -21,6 +25,9 @@ impl PoolRun {
         PoolRun {
             balance: Balance::new(pool.balancer, pool.len(), spec.seed),
             counts: vec![ServerCount::default(); pool.len() as usize],
+            series: (pool.is_active() && spec.overload.keep_windows).then(|| {
+                ServerSeriesBuilder::new(pool.len() as usize, spec.overload.series_bin.as_nanos())
+            }),
         }
     }
 }
@@ -70,6 +77,36 @@ impl<O: Observer> Loop<'_, O> {
     #[inline]
     pub(super) fn served_at(&mut self, k: u32) {
         self.pool.counts[k as usize].served += 1;
+    }
+
+    /// Requests in each server (0 for a server without a queue).
+    fn in_each(&self) -> Vec<u64> {
+        self.servers
+            .iter()
+            .map(|server| match server {
+                Server::Capacity(c) => c.in_system(),
+                _ => 0,
+            })
+            .collect()
+    }
+
+    /// The run's series is closing its window at `now`: each server's too.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn advance_servers(&mut self, now: SimTime) {
+        let in_each = self.in_each();
+        if let Some(series) = &mut self.pool.series {
+            series.advance(now.as_nanos(), &self.pool.counts, &in_each);
+        }
+    }
+
+    /// Each server's series at the end of the run (empty without a pool's series).
+    pub(super) fn server_series(&mut self) -> Vec<Vec<ServerWindow>> {
+        let in_each = self.in_each();
+        match self.pool.series.take() {
+            Some(series) => series.finish(&self.pool.counts, &in_each),
+            None => Vec::new(),
+        }
     }
 
     /// Each server's figures at the end of the run (empty without a pool), with the attempts
