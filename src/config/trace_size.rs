@@ -5,8 +5,8 @@
 use super::memory::human_bytes;
 use super::saturating::Sat;
 use super::{ConfigError, Scenario};
-use crate::engine::Work;
-use crate::trace::{BUFFER_BYTES, LINE_BYTES_MAX};
+use crate::engine::{Path, Work};
+use crate::trace::{part_clients, BUFFER_BYTES, LINE_BYTES_MAX, PARTS_PER_THREAD, PART_BYTES};
 
 /// A trace estimated to write more than this (10 GiB) needs `--yes`.
 pub const TRACE_BYTES_LIMIT: u64 = 10 << 30;
@@ -23,8 +23,10 @@ impl Scenario {
         (Sat::ceil(attempts.as_f64() * fraction) * u128::from(LINE_BYTES_MAX) + 128).to_u64()
     }
 
-    /// Bytes the trace writer holds: its buffer and line, and on the herd paths with several
-    /// items a client or the `occ` server each client's position.
+    /// Bytes the trace writer holds: its buffer and line, on the herd paths with several
+    /// items a client or the `occ` server each client's position, and on the independent
+    /// paths the parts formatted on the worker threads ([`PARTS_PER_THREAD`] a thread of
+    /// [`PART_BYTES`], with their clients' positions).
     pub fn trace_memory(&self) -> u64 {
         let spec = self.run_spec(self.strategies[0]);
         let per_client = !spec.uses_call_loop()
@@ -34,7 +36,17 @@ impl Scenario {
         } else {
             Sat::ZERO
         };
-        (clients + Sat::from(BUFFER_BYTES as u64) + u128::from(LINE_BYTES_MAX)).to_u64()
+        let split = spec.clients_independent() && self.path != Path::EventQueue;
+        let parts = match (split, part_clients(spec.attempts_per_client())) {
+            (true, Some(clients)) => {
+                let part = Sat::from(PART_BYTES as u64)
+                    + Sat::from(clients) * CLIENT_STATE_BYTES
+                    + u128::from(LINE_BYTES_MAX);
+                Sat::from(self.threads.max(1)) * (PARTS_PER_THREAD as u128) * part
+            }
+            _ => Sat::ZERO,
+        };
+        (clients + parts + Sat::from(BUFFER_BYTES as u64) + u128::from(LINE_BYTES_MAX)).to_u64()
     }
 
     /// Refuses a trace past the memory budget (with the run's own estimate, `report` as

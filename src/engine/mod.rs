@@ -38,7 +38,7 @@ use crate::policy::{Decision, Policy, Strategy};
 use crate::rng::{ClientRng, ClientSeeds};
 use crate::server::{Response, Server};
 use crate::time::{SimDuration, SimTime};
-use crate::trace::{Attempt, Next, NoTrace, Observer, Outcome};
+use crate::trace::{self, Attempt, Next, NoTrace, Observer, Outcome, TracePart};
 
 /// Clients simulated per parallel block on the independent path. Large enough that seeding a
 /// block's ChaCha and merging its histogram are noise; small enough to balance two cores.
@@ -125,6 +125,17 @@ impl RunSpec {
         self.server.clients_independent()
             && matches!(self.work, Work::Items(_))
             && !self.uses_call_loop()
+    }
+
+    /// The most attempts a client of an independent path makes: each of its items once and
+    /// `max_retries` more times at most (unbounded with a shared pool).
+    pub fn attempts_per_client(&self) -> u64 {
+        match self.work {
+            Work::Items(items) => {
+                u64::from(items).saturating_mul(u64::from(self.policy.max_retries) + 1)
+            }
+            Work::Pool(_) => u64::MAX,
+        }
     }
 
     /// True when the run needs the call loop ([`calls`]): a capacity or flaky server, or any of
@@ -523,9 +534,9 @@ pub fn simulate_all(spec: &RunSpec, path: Path) -> (Tally, Option<crate::series:
 }
 
 /// [`simulate_all`], telling `trace` every attempt as it ends (see [`crate::trace`]). The
-/// counts are those of the run without it. The independent paths then simulate their blocks
-/// one after another, in client order, so that the attempts come in an order the thread
-/// count does not change.
+/// counts are those of the run without it. The independent paths then tell the attempts in
+/// client order, whatever the thread count: in parts joined in order when `trace` splits,
+/// else blocks one after another.
 pub fn simulate_observed<O: Observer>(
     spec: &RunSpec,
     path: Path,
@@ -552,9 +563,12 @@ fn simulate_herd<O: Observer>(spec: &RunSpec, path: Path, trace: O) -> Tally {
     };
     match (independent, spec.browser.is_active(), O::ON) {
         (true, false, false) => simulate_independent(spec),
-        (true, false, true) => in_order(spec, trace, |first, last, trace| {
-            simulate_block(spec, first, last, trace)
-        }),
+        (true, false, true) => in_order(
+            spec,
+            trace,
+            |first, last, trace| simulate_block(spec, first, last, trace),
+            |first, last, part| simulate_block(spec, first, last, part),
+        ),
         (false, false, _) => event_queue_observed(spec, trace),
         (true, true, false) => browser::herd::simulate_independent(spec),
         (true, true, true) => browser::herd::independent_in_order(spec, trace),
@@ -636,18 +650,73 @@ pub fn simulate_independent(spec: &RunSpec) -> Tally {
     })
 }
 
-/// The independent paths' blocks one after another on this thread, in client order, each
-/// telling `trace` its attempts: the same tally as [`over_blocks`] (merging is a sum).
+/// The independent paths traced, in client order, each block or part telling its attempts:
+/// the same tally as [`over_blocks`] (merging is a sum). When `trace` splits
+/// ([`Observer::part`]) and a client's most lines fit a part ([`trace::part_clients`]),
+/// parts of clients are simulated by `part_block` on the worker threads, each into its own
+/// buffer, and joined in client order, a round at a time: this thread writes one round's
+/// parts while the workers simulate the next, and no more than [`trace::PARTS_PER_THREAD`]
+/// parts a thread are alive. Otherwise `block` runs the blocks one after another here.
 fn in_order<O: Observer>(
     spec: &RunSpec,
     mut trace: O,
     block: impl Fn(u32, u32, &mut O) -> Tally,
+    part_block: impl Fn(u32, u32, &mut TracePart) -> Tally + Sync,
 ) -> Tally {
     let mut tally = Tally::new(spec.bin);
-    for b in 0..spec.clients.div_ceil(CLIENTS_PER_BLOCK) {
-        let first = b * CLIENTS_PER_BLOCK;
-        let last = (first + CLIENTS_PER_BLOCK).min(spec.clients);
-        tally.merge(&block(first, last, &mut trace));
+    let split = trace::part_clients(spec.attempts_per_client()).and_then(|per_part| {
+        let last = per_part.min(spec.clients);
+        trace.part(0, last).map(|part| (per_part, part, last))
+    });
+    let Some((per_part, part, mut first)) = split else {
+        for b in 0..spec.clients.div_ceil(CLIENTS_PER_BLOCK) {
+            let first = b * CLIENTS_PER_BLOCK;
+            let last = (first + CLIENTS_PER_BLOCK).min(spec.clients);
+            tally.merge(&block(first, last, &mut trace));
+        }
+        return tally;
+    };
+    struct Slot {
+        first: u32,
+        last: u32,
+        part: TracePart,
+        tally: Option<Tally>,
+    }
+    let round = (rayon::current_num_threads() * trace::PARTS_PER_THREAD / 2).max(1);
+    let mut simulating = vec![Slot {
+        first: 0,
+        last: first,
+        part,
+        tally: None,
+    }];
+    let mut writing: Vec<Slot> = Vec::with_capacity(round);
+    let part_block = &part_block;
+    while !simulating.is_empty() || !writing.is_empty() {
+        while simulating.len() < round && first < spec.clients {
+            let last = first.saturating_add(per_part).min(spec.clients);
+            let part = trace
+                .part(first, last)
+                .expect("an observer that made one part makes them all");
+            simulating.push(Slot {
+                first,
+                last,
+                part,
+                tally: None,
+            });
+            first = last;
+        }
+        rayon::in_place_scope(|scope| {
+            for slot in simulating.iter_mut() {
+                scope.spawn(move |_| {
+                    slot.tally = Some(part_block(slot.first, slot.last, &mut slot.part));
+                });
+            }
+            for slot in writing.drain(..) {
+                tally.merge(&slot.tally.expect("a part simulated in the round before"));
+                trace.join(slot.part);
+            }
+        });
+        std::mem::swap(&mut simulating, &mut writing);
     }
     tally
 }

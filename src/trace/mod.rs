@@ -18,8 +18,9 @@
 //!
 //! **Order.** Runs in strategy order; within a run, attempts in the order the engine ends
 //! them: the event queue and the call loop in simulated time, the independent paths client
-//! by client (a traced run simulates their blocks one after another, so the trace does not
-//! depend on `--threads`).
+//! by client (a traced run formats ranges of clients on the worker threads, each into its
+//! own buffer, and writes the buffers in client order, so the trace does not depend on
+//! `--threads`).
 //!
 //! **Sample** (`--trace-sample F`): client `i` of a run with run seed `s` is kept when word
 //! number `i` (from 0) of the SplitMix64 stream started at `s XOR 0x7472616365` (`trace` in
@@ -29,4 +30,7 @@ mod record;
 mod writer;
 
 pub use record::{Attempt, Next, NoTrace, Observer, Outcome};
-pub use writer::{RunInfo, Sample, TraceFormat, TraceWriter, BUFFER_BYTES, LINE_BYTES_MAX};
+pub use writer::{
+    part_clients, RunInfo, Sample, TraceFormat, TracePart, TraceWriter, BUFFER_BYTES,
+    LINE_BYTES_MAX, PARTS_PER_THREAD, PART_BYTES,
+};

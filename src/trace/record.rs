@@ -4,6 +4,7 @@
 //! [`NoTrace`] (every run without `--trace`) the record is never built and the call compiles
 //! away. No I/O.
 
+use super::writer::TracePart;
 use crate::time::{SimDuration, SimTime};
 
 /// How an attempt ended.
@@ -87,6 +88,15 @@ pub trait Observer {
     const ON: bool;
     /// One attempt has ended.
     fn attempt(&mut self, attempt: &Attempt);
+    /// An observer of the current run's clients `first..last` alone, which a worker thread
+    /// fills and [`Observer::join`] takes back, when this observer can be split so (the
+    /// trace writer can): the independent paths then keep their threads. `None` by default.
+    fn part(&mut self, _first: u32, _last: u32) -> Option<TracePart> {
+        None
+    }
+    /// Takes back a part made by [`Observer::part`], its clients' attempts following those
+    /// told so far; parts are joined in client order.
+    fn join(&mut self, _part: TracePart) {}
 }
 
 /// The observer of every run without a trace: does nothing, costs nothing.
@@ -104,5 +114,11 @@ impl<T: Observer + ?Sized> Observer for &mut T {
     #[inline(always)]
     fn attempt(&mut self, attempt: &Attempt) {
         (**self).attempt(attempt)
+    }
+    fn part(&mut self, first: u32, last: u32) -> Option<TracePart> {
+        (**self).part(first, last)
+    }
+    fn join(&mut self, part: TracePart) {
+        (**self).join(part)
     }
 }

@@ -121,25 +121,205 @@ struct ClientState {
     next_sent: u64,
 }
 
+/// Bytes a traced part of a run ([`TracePart`]) starts with room for: its clients are as
+/// many as fill it when each writes its most lines (see [`part_clients`]).
+pub const PART_BYTES: usize = 1 << 20;
+
+/// Parts a traced run on an independent path holds at once for each worker thread: two
+/// being formatted, two being written.
+pub const PARTS_PER_THREAD: usize = 4;
+
+/// How many clients a [`TracePart`] takes when a client writes at most `lines_per_client`
+/// lines: as many as fill [`PART_BYTES`] with lines of [`LINE_BYTES_MAX`], or `None` when one
+/// client alone could pass it (the run is then traced on one thread, into the writer's own
+/// buffer, so that memory stays flat).
+pub fn part_clients(lines_per_client: u64) -> Option<u32> {
+    let client_bytes = lines_per_client.saturating_mul(LINE_BYTES_MAX);
+    // The last line's room stays within the buffer too: it never grows.
+    let clients = (PART_BYTES - PAD_MAX) as u64 / client_bytes.max(1);
+    (clients > 0).then(|| clients.min(u64::from(u32::MAX)) as u32)
+}
+
+/// What turns a run's attempts into lines, wherever they are written: the format's pieces,
+/// the start of each line, the sample, and the herd clients' positions (clients
+/// `first_client..`).
+#[derive(Clone)]
+struct Lines {
+    layout: Layout,
+    sample: Sample,
+    /// The run's seed (the sample's input); `None` before the first run.
+    seed: Option<u64>,
+    per_client: bool,
+    /// The start of each line of the current run, up to the client's number: `{"run":0,
+    /// "strategy":"full-jitter","client":` or `0,full-jitter,`, padded to [`PREFIX`] when it
+    /// fits (`prefix_len` long).
+    prefix: [u8; PREFIX],
+    prefix_len: usize,
+    /// The prefix when it does not fit [`PREFIX`] (copied by length).
+    long_prefix: Vec<u8>,
+    clients: Vec<ClientState>,
+    first_client: u32,
+    /// Lines written (the header not counted).
+    count: u64,
+}
+
+impl Lines {
+    fn new(format: TraceFormat, sample: Sample) -> Lines {
+        Lines {
+            layout: Layout::new(format),
+            sample,
+            seed: None,
+            per_client: false,
+            prefix: [0; PREFIX],
+            prefix_len: 0,
+            long_prefix: Vec::new(),
+            clients: Vec::new(),
+            first_client: 0,
+            count: 0,
+        }
+    }
+
+    fn begin_run(&mut self, run: &RunInfo) {
+        self.clients.clear();
+        self.first_client = 0;
+        self.per_client = run.per_client;
+        if run.per_client {
+            self.clients
+                .resize(run.clients as usize, ClientState::default());
+        }
+        let layout = &self.layout;
+        let mut prefix = Vec::new();
+        prefix.extend_from_slice(layout.before_bytes(Column::Run));
+        prefix.extend_from_slice(int_digits(u64::from(run.index), &mut [0; 20]));
+        prefix.extend_from_slice(layout.before_bytes(Column::Strategy));
+        prefix.extend_from_slice(run.strategy.as_bytes());
+        prefix.extend_from_slice(layout.before_bytes(Column::Client));
+        self.prefix_len = prefix.len();
+        self.prefix = [0; PREFIX];
+        if prefix.len() <= PREFIX {
+            self.prefix[..prefix.len()].copy_from_slice(&prefix);
+            self.long_prefix.clear();
+        } else {
+            self.long_prefix = prefix;
+        }
+        self.seed = Some(run.seed);
+    }
+
+    /// The same run's lines for clients `first..last` alone, counted from none.
+    fn for_part(&self, first: u32, last: u32) -> Lines {
+        Lines {
+            layout: self.layout.clone(),
+            sample: self.sample,
+            seed: self.seed,
+            per_client: self.per_client,
+            prefix: self.prefix,
+            prefix_len: self.prefix_len,
+            long_prefix: self.long_prefix.clone(),
+            clients: if self.per_client {
+                vec![ClientState::default(); (last - first) as usize]
+            } else {
+                Vec::new()
+            },
+            first_client: first,
+            count: 0,
+        }
+    }
+
+    /// Moves the client's position on and says whether `a` is written, with its call number
+    /// and send time: on the herd paths the item number and an `occ` send come from the
+    /// client's previous line.
+    #[inline(always)]
+    fn keep(&mut self, a: &Attempt) -> Option<(u32, u64)> {
+        let seed = self.seed?;
+        let (call, sent) = if self.per_client {
+            let s = &mut self.clients[(a.client - self.first_client) as usize];
+            let kept = (
+                a.call.unwrap_or(s.call),
+                a.sent.map_or(s.next_sent, SimTime::as_nanos),
+            );
+            match a.next {
+                Next::Done => {
+                    s.call += 1;
+                    s.next_sent = a.ended.as_nanos();
+                }
+                Next::Retry(w) => s.next_sent = a.ended.as_nanos() + w.as_nanos(),
+                _ => {}
+            }
+            kept
+        } else {
+            (a.call.unwrap_or(0), a.sent.map_or(0, SimTime::as_nanos))
+        };
+        self.sample.keeps(seed, a.client).then_some((call, sent))
+    }
+
+    /// Writes `a`'s line into `bytes` at `at` (which has [`LINE_ROOM`] bytes of room) and
+    /// returns where it ends.
+    #[inline(always)]
+    fn write(&mut self, a: &Attempt, call: u32, sent: u64, bytes: &mut [u8], at: usize) -> usize {
+        let layout = &self.layout;
+        let mut line = Line { bytes, at };
+        if self.long_prefix.is_empty() {
+            line.put_padded(&self.prefix, self.prefix_len);
+        } else {
+            line.put(&self.long_prefix);
+        }
+        line.put_int(u64::from(a.client));
+        line.put_piece(layout.before(Column::Call));
+        line.put_int(u64::from(call));
+        line.put_piece(layout.before(Column::Attempt));
+        line.put_int(u64::from(a.attempt));
+        line.put_piece(layout.before(Column::Sent));
+        // Sent, arrived and ended are often the same time (an answer without delays): such a
+        // time is formatted once and its bytes copied.
+        let sent_at = line.at;
+        line.put_seconds(sent);
+        let sent_bytes = sent_at..line.at;
+        line.put_piece(layout.before(Column::Arrived));
+        let mut last = (sent, sent_bytes);
+        match a.arrived.map(SimTime::as_nanos) {
+            Some(arrived) => last = line.put_seconds_again(arrived, last),
+            None => line.put_piece(&layout.absent),
+        }
+        line.put_piece(layout.before(Column::Ended));
+        line.put_seconds_again(a.ended.as_nanos(), last);
+        // The outcome, what followed and the keys around them are one piece; so are the
+        // wait when absent, the tab's state and the line's end.
+        let middle = &layout.outcome_next[a.outcome as usize][next_index(a.next)];
+        line.put_padded(&middle.bytes, middle.len);
+        let hidden = match a.hidden {
+            None => 0,
+            Some(false) => 1,
+            Some(true) => 2,
+        };
+        let tail = match a.next {
+            Next::Retry(wait) => {
+                line.put_seconds(wait.as_nanos());
+                &layout.tail[0][hidden]
+            }
+            _ => &layout.tail[1][hidden],
+        };
+        line.put_piece(tail);
+        self.count += 1;
+        line.at
+    }
+}
+
 /// Writes attempts as lines into `W` (see the module documentation).
 ///
 /// Lines are formatted straight into one buffer of [`BUFFER_BYTES`] (no line of their own, no
 /// allocation once started), which goes to `W` whole when the next line might not fit: a
-/// traced run's cost is the formatting and one copy into the file.
+/// traced run's cost is the formatting and one copy into the file. An independent path's
+/// run is formatted in [`TracePart`]s on its worker threads instead, which the writer writes
+/// in client order.
 pub struct TraceWriter<W: Write> {
     out: W,
     /// [`BUFFER_BYTES`] long from the start; the lines not yet handed to `W` are its first
     /// `used` bytes.
     buffer: Box<[u8]>,
     used: usize,
-    layout: Layout,
-    sample: Sample,
-    run: Option<RunInfo>,
-    /// The start of each line of the current run, up to the client's number: `{"run":0,
-    /// "strategy":"full-jitter","client":` or `0,full-jitter,`.
-    prefix: Vec<u8>,
-    clients: Vec<ClientState>,
-    lines: u64,
+    lines: Lines,
+    /// The buffers of parts written, for the next parts.
+    spare: Vec<Vec<u8>>,
     error: Option<io::Error>,
 }
 
@@ -157,36 +337,20 @@ impl<W: Write> TraceWriter<W> {
             out,
             buffer,
             used,
-            layout: Layout::new(format),
-            sample,
-            run: None,
-            prefix: Vec::new(),
-            clients: Vec::new(),
-            lines: 0,
+            lines: Lines::new(format, sample),
+            spare: Vec::new(),
             error: None,
         }
     }
 
     /// The attempts that follow belong to `run`.
     pub fn begin_run(&mut self, run: RunInfo) {
-        self.clients.clear();
-        if run.per_client {
-            self.clients
-                .resize(run.clients as usize, ClientState::default());
-        }
-        let (prefix, layout) = (&mut self.prefix, &self.layout);
-        prefix.clear();
-        prefix.extend_from_slice(layout.before_bytes(Column::Run));
-        prefix.extend_from_slice(int_digits(u64::from(run.index), &mut [0; 20]));
-        prefix.extend_from_slice(layout.before_bytes(Column::Strategy));
-        prefix.extend_from_slice(run.strategy.as_bytes());
-        prefix.extend_from_slice(layout.before_bytes(Column::Client));
-        self.run = Some(run);
+        self.lines.begin_run(&run);
     }
 
     /// Lines written so far (the header not counted).
     pub fn lines(&self) -> u64 {
-        self.lines
+        self.lines.count
     }
 
     /// Flushes the buffer: the lines written, or the first write error.
@@ -196,73 +360,83 @@ impl<W: Write> TraceWriter<W> {
             return Err(e);
         }
         self.out.flush()?;
-        Ok(self.lines)
+        Ok(self.lines.count)
     }
 
     /// Hands the buffer to `W` (keeping the first error; after one, lines are dropped).
     fn drain(&mut self) {
-        if self.error.is_none() {
-            if let Err(e) = self.out.write_all(&self.buffer[..self.used]) {
-                self.error = Some(e);
-            }
-        }
+        self.write_out(0..self.used, None);
         self.used = 0;
     }
 
-    fn write_line(&mut self, a: &Attempt, call: u32, sent: u64) {
-        let layout = &self.layout;
-        let mut line = Line {
-            bytes: &mut self.buffer,
-            at: self.used,
-        };
-        let wait = match a.next {
-            Next::Retry(w) => Some(w.as_nanos()),
-            _ => None,
-        };
-        let absent = &layout.absent;
-        line.put(&self.prefix);
-        line.put_int(u64::from(a.client));
-        line.put_piece(layout.before(Column::Call));
-        line.put_int(u64::from(call));
-        line.put_piece(layout.before(Column::Attempt));
-        line.put_int(u64::from(a.attempt));
-        line.put_piece(layout.before(Column::Sent));
-        // Sent, arrived and ended are often the same time (an answer without delays): such a
-        // time is formatted once and its bytes copied.
-        let sent_at = line.at;
-        line.put_seconds(sent);
-        let sent_bytes = sent_at..line.at;
-        line.put_piece(layout.before(Column::Arrived));
-        let mut last = (sent, sent_bytes);
-        match a.arrived.map(SimTime::as_nanos) {
-            Some(arrived) => last = line.put_seconds_again(arrived, last),
-            None => line.put_piece(absent),
+    /// Hands `range` of the buffer, or of `part`'s bytes, to `W`.
+    fn write_out(&mut self, range: std::ops::Range<usize>, part: Option<&[u8]>) {
+        if self.error.is_none() && !range.is_empty() {
+            let bytes = part.unwrap_or(&self.buffer[..]);
+            if let Err(e) = self.out.write_all(&bytes[range]) {
+                self.error = Some(e);
+            }
         }
-        line.put_piece(layout.before(Column::Ended));
-        line.put_seconds_again(a.ended.as_nanos(), last);
-        line.put_piece(layout.before(Column::Outcome));
-        line.put_piece(outcome_piece(a.outcome));
-        line.put_piece(layout.before(Column::Next));
-        line.put_piece(next_piece(a.next));
-        line.put_piece(layout.before(Column::Wait));
-        match wait {
-            Some(wait) => line.put_seconds(wait),
-            None => line.put_piece(absent),
+    }
+}
+
+/// Room a line is written into: the longest line and the padded copies' overrun.
+const LINE_ROOM: usize = LINE_BYTES_MAX as usize + PAD_MAX;
+
+impl<W: Write> Observer for TraceWriter<W> {
+    const ON: bool = true;
+
+    #[inline]
+    fn attempt(&mut self, a: &Attempt) {
+        if let Some((call, sent)) = self.lines.keep(a) {
+            self.used = self.lines.write(a, call, sent, &mut self.buffer, self.used);
+            // Room for the longest line and the pieces' overrun, always.
+            if self.used > BUFFER_BYTES - LINE_ROOM {
+                self.drain();
+            }
         }
-        line.put_piece(layout.before(Column::Hidden));
-        const TRUE: Piece = Piece::new(b"true");
-        const FALSE: Piece = Piece::new(b"false");
-        line.put_piece(match a.hidden {
-            Some(true) => &TRUE,
-            Some(false) => &FALSE,
-            None => absent,
-        });
-        line.put_piece(&layout.end);
-        self.used = line.at;
-        self.lines += 1;
-        // Room for the longest line and the pieces' overrun, always.
-        if self.used > BUFFER_BYTES - LINE_BYTES_MAX as usize - PIECE {
-            self.drain();
+    }
+
+    fn part(&mut self, first: u32, last: u32) -> Option<TracePart> {
+        self.lines.seed?;
+        Some(TracePart {
+            lines: self.lines.for_part(first, last),
+            bytes: self.spare.pop().unwrap_or_default(),
+            used: 0,
+        })
+    }
+
+    fn join(&mut self, part: TracePart) {
+        self.drain();
+        self.write_out(0..part.used, Some(&part.bytes));
+        self.lines.count += part.lines.count;
+        self.spare.push(part.bytes);
+    }
+}
+
+/// The lines of a range of a run's clients, formatted apart from the writer (on a worker
+/// thread) into a buffer of their own, which the writer writes whole
+/// ([`Observer::join`]) in client order. Made by the writer's [`Observer::part`].
+pub struct TracePart {
+    lines: Lines,
+    bytes: Vec<u8>,
+    used: usize,
+}
+
+impl Observer for TracePart {
+    const ON: bool = true;
+
+    #[inline]
+    fn attempt(&mut self, a: &Attempt) {
+        if let Some((call, sent)) = self.lines.keep(a) {
+            if self.bytes.len() < self.used + LINE_ROOM {
+                // Once for a new buffer; again only past the most lines its clients can write.
+                let len = (self.used + LINE_ROOM)
+                    .max(2 * self.bytes.len())
+                    .max(PART_BYTES);
+                self.bytes.resize(len, 0);
+            }
+            self.used = self.lines.write(a, call, sent, &mut self.bytes, self.used);
         }
     }
 }
@@ -272,17 +446,24 @@ impl<W: Write> TraceWriter<W> {
 /// overwritten by what follows.
 const PIECE: usize = 32;
 
-/// A short piece of a line: its bytes, padded to [`PIECE`], and its length.
+/// The bytes a line's prefix is copied in, when it fits.
+const PREFIX: usize = 128;
+
+/// The most bytes a padded copy writes past the longest line: the outcome's piece (a line's
+/// prefix is copied at its start, within the longest line).
+const PAD_MAX: usize = 2 * PIECE;
+
+/// A short piece of a line: its bytes, padded to `N` ([`PIECE`] by default), and its length.
 #[derive(Clone, Copy)]
-struct Piece {
-    bytes: [u8; PIECE],
+struct Piece<const N: usize = PIECE> {
+    bytes: [u8; N],
     len: usize,
 }
 
-impl Piece {
-    const fn new(text: &[u8]) -> Piece {
-        assert!(text.len() <= PIECE);
-        let mut bytes = [0u8; PIECE];
+impl<const N: usize> Piece<N> {
+    const fn new(text: &[u8]) -> Piece<N> {
+        assert!(text.len() <= N);
+        let mut bytes = [0u8; N];
         let mut i = 0;
         while i < text.len() {
             bytes[i] = text[i];
@@ -295,11 +476,29 @@ impl Piece {
     }
 }
 
-/// A line being written into the writer's buffer at `at` (which has room for the longest and
-/// [`PIECE`] more).
+/// A line being written into a buffer at `at` (which has room for the longest and
+/// [`PAD_MAX`] more).
 struct Line<'a> {
     bytes: &'a mut [u8],
     at: usize,
+}
+
+/// `'0'` in every byte: added to eight digit values, their ASCII.
+const ASCII_ZEROS: u64 = 0x3030_3030_3030_3030;
+
+/// The eight decimal digits of `n` (below 10^8), most significant first, as the bytes of a
+/// little-endian word (digit values, not ASCII): the two four-digit halves, then each half's
+/// two pairs, then each pair's two digits, worked in the word's lanes at once (a
+/// multiplication by a reciprocal and a shift each: 10 486 / 2^20 is exact for 1/100 below
+/// 10^4, 103 / 2^10 for 1/10 below 100).
+#[inline(always)]
+fn eight_digits(n: u32) -> u64 {
+    let n = u64::from(n);
+    let halves = (n / 10_000) | ((n % 10_000) << 32);
+    let high_pairs = ((halves * 10_486) >> 20) & 0x0000_007f_0000_007f;
+    let pairs = ((halves - 100 * high_pairs) << 16) | high_pairs;
+    let tens = ((pairs * 103) >> 10) & 0x000f_000f_000f_000f;
+    ((pairs - 10 * tens) << 8) | tens
 }
 
 impl Line<'_> {
@@ -322,54 +521,40 @@ impl Line<'_> {
         self.at += len;
     }
 
-    /// Appends `n` in decimal, two digits a division, straight into the line.
+    /// Appends `n` in decimal: below 10^8 (every client, call and attempt number, every time
+    /// under three years) as eight digits at once without their leading zeros, above two
+    /// digits a division.
     #[inline(always)]
-    fn put_int(&mut self, mut n: u64) {
-        let len = n.checked_ilog10().unwrap_or(0) as usize + 1;
-        let digits = &mut self.bytes[self.at..self.at + 20];
-        let mut i = len;
-        while n >= 100 {
-            let pair = (n % 100) as usize * 2;
-            n /= 100;
-            i -= 2;
-            digits[i..i + 2].copy_from_slice(&DIGIT_PAIRS[pair..pair + 2]);
-        }
-        if n >= 10 {
-            let pair = n as usize * 2;
-            digits[0..2].copy_from_slice(&DIGIT_PAIRS[pair..pair + 2]);
+    fn put_int(&mut self, n: u64) {
+        if n < 100_000_000 {
+            let digits = eight_digits(n as u32);
+            // The leading zeros are the word's low zero bytes; 0 keeps one.
+            let zeros = (digits.trailing_zeros() / 8).min(7) as usize;
+            let ascii = (digits + ASCII_ZEROS) >> (8 * zeros);
+            self.put_padded(&ascii.to_le_bytes(), 8 - zeros);
         } else {
-            digits[0] = b'0' + n as u8;
+            let mut digits = [0; 20];
+            let digits = int_digits(n, &mut digits);
+            self.put(digits);
         }
-        self.at += len;
     }
 
     /// Appends `ns` nanoseconds as exact decimal seconds (`3.0`, `0.25`, `1.000000001`).
+    #[inline(always)]
     fn put_seconds(&mut self, ns: u64) {
         self.put_int(ns / NANOS_PER_SEC);
-        let frac = ns % NANOS_PER_SEC;
+        let frac = (ns % NANOS_PER_SEC) as u32;
         if frac == 0 {
-            self.put(b".0");
+            self.put_padded(b".0", 2);
             return;
         }
         // Nine digits, zero-padded, without their trailing zeros (at least one digit is
-        // kept: `frac` is not zero), three at a time from a table.
-        let (high, mid, low) = (
-            (frac / 1_000_000) as usize,
-            (frac / 1_000 % 1_000) as usize,
-            (frac % 1_000) as usize,
-        );
-        let mut digits = [b'.'; 10];
-        digits[1..4].copy_from_slice(&DIGIT_TRIPLES[high]);
-        digits[4..7].copy_from_slice(&DIGIT_TRIPLES[mid]);
-        digits[7..10].copy_from_slice(&DIGIT_TRIPLES[low]);
-        let width = if low != 0 {
-            10 - trailing_zeros_below_1000(low)
-        } else if mid != 0 {
-            7 - trailing_zeros_below_1000(mid)
-        } else {
-            4 - trailing_zeros_below_1000(high)
-        };
-        self.put_padded(&digits, width);
+        // kept: `frac` is not zero): the point and the first digit, then eight at once,
+        // whose trailing zeros are the word's high zero bytes.
+        self.put_padded(&[b'.', b'0' + (frac / 100_000_000) as u8], 2);
+        let rest = eight_digits(frac % 100_000_000);
+        let zeros = (rest.leading_zeros() / 8) as usize;
+        self.put_padded(&(rest + ASCII_ZEROS).to_le_bytes(), 8 - zeros);
     }
 
     /// [`Line::put_seconds`] of `ns`, copying the bytes of `last` (a time and where this line
@@ -382,8 +567,9 @@ impl Line<'_> {
     ) -> (u64, std::ops::Range<usize>) {
         let start = self.at;
         if ns == last.0 {
-            let mut copy = [0u8; PIECE];
-            copy.copy_from_slice(&self.bytes[last.1.start..last.1.start + PIECE]);
+            let copy: [u8; PIECE] = self.bytes[last.1.start..last.1.start + PIECE]
+                .try_into()
+                .unwrap();
             self.put_padded(&copy, last.1.len());
         } else {
             self.put_seconds(ns);
@@ -423,11 +609,17 @@ const QUOTED: [bool; 12] = [
 /// What a format writes around the values of a line, worked out once from [`COLUMNS`]: the
 /// bytes before each value (in JSON the closing quote of a string before it, the comma, the
 /// key and a string's opening quote; in CSV the comma), after the last, and for an absent
-/// value.
+/// value; and the runs of them a line writes as one piece.
+#[derive(Clone)]
 struct Layout {
     before: [Piece; 12],
-    end: Piece,
     absent: Piece,
+    /// From the end of `ended` to the start of `wait`'s value: the outcome and what followed
+    /// with their keys, by [`Outcome`] and [`next_index`].
+    outcome_next: [[Piece<{ 2 * PIECE }>; 5]; 3],
+    /// From the end of `wait`'s value (`[0]`) or of `next`'s, the wait absent (`[1]`), to the
+    /// line's end: the tab's state absent, visible or hidden (`[_][0..3]`).
+    tail: [[Piece; 3]; 2],
 }
 
 impl Layout {
@@ -440,7 +632,7 @@ impl Layout {
                 b""
             }
         };
-        let before = std::array::from_fn(|i| {
+        let before_bytes = |i: usize| -> Vec<u8> {
             let mut bytes = close(i).to_vec();
             if json {
                 bytes.extend_from_slice(if i == 0 { b"{\"" } else { b",\"" });
@@ -449,14 +641,48 @@ impl Layout {
             } else if i > 0 {
                 bytes.push(b',');
             }
-            Piece::new(&bytes)
-        });
+            bytes
+        };
+        let before = std::array::from_fn(|i| Piece::new(&before_bytes(i)));
         let mut end = close(COLUMNS.len()).to_vec();
         end.extend_from_slice(if json { b"}\n" } else { b"\n" });
+        let absent: &[u8] = if json { b"null" } else { b"" };
+        const OUTCOMES: [Outcome; 3] = [Outcome::Served, Outcome::Refused, Outcome::TimedOut];
+        const NEXTS: [Next; 5] = [
+            Next::Done,
+            Next::Retry(SimDuration::ZERO),
+            Next::GaveUp,
+            Next::Denied,
+            Next::Paused,
+        ];
+        let outcome_next = std::array::from_fn(|o| {
+            std::array::from_fn(|n| {
+                let mut bytes = before_bytes(Column::Outcome as usize);
+                bytes.extend_from_slice(OUTCOMES[o].name().as_bytes());
+                bytes.extend_from_slice(&before_bytes(Column::Next as usize));
+                bytes.extend_from_slice(NEXTS[n].name().as_bytes());
+                bytes.extend_from_slice(&before_bytes(Column::Wait as usize));
+                Piece::new(&bytes)
+            })
+        });
+        let tail = std::array::from_fn(|wait_absent| {
+            std::array::from_fn(|hidden| {
+                let mut bytes = if wait_absent == 1 {
+                    absent.to_vec()
+                } else {
+                    Vec::new()
+                };
+                bytes.extend_from_slice(&before_bytes(Column::Hidden as usize));
+                bytes.extend_from_slice([absent, b"false", b"true"][hidden]);
+                bytes.extend_from_slice(&end);
+                Piece::new(&bytes)
+            })
+        });
         Layout {
             before,
-            end: Piece::new(&end),
-            absent: Piece::new(if json { b"null" } else { b"" }),
+            absent: Piece::new(absent),
+            outcome_next,
+            tail,
         }
     }
 
@@ -473,68 +699,15 @@ impl Layout {
     }
 }
 
-/// An outcome's name as a [`Piece`].
+/// Where `next` is in [`Layout::outcome_next`].
 #[inline(always)]
-fn outcome_piece(outcome: Outcome) -> &'static Piece {
-    const SERVED: Piece = Piece::new(Outcome::Served.name().as_bytes());
-    const REFUSED: Piece = Piece::new(Outcome::Refused.name().as_bytes());
-    const TIMED_OUT: Piece = Piece::new(Outcome::TimedOut.name().as_bytes());
-    match outcome {
-        Outcome::Served => &SERVED,
-        Outcome::Refused => &REFUSED,
-        Outcome::TimedOut => &TIMED_OUT,
-    }
-}
-
-/// What followed, named as a [`Piece`].
-#[inline(always)]
-fn next_piece(next: Next) -> &'static Piece {
-    const DONE: Piece = Piece::new(Next::Done.name().as_bytes());
-    const RETRY: Piece = Piece::new(Next::Retry(SimDuration::ZERO).name().as_bytes());
-    const GAVE_UP: Piece = Piece::new(Next::GaveUp.name().as_bytes());
-    const DENIED: Piece = Piece::new(Next::Denied.name().as_bytes());
-    const PAUSED: Piece = Piece::new(Next::Paused.name().as_bytes());
+fn next_index(next: Next) -> usize {
     match next {
-        Next::Done => &DONE,
-        Next::Retry(_) => &RETRY,
-        Next::GaveUp => &GAVE_UP,
-        Next::Denied => &DENIED,
-        Next::Paused => &PAUSED,
-    }
-}
-
-impl<W: Write> Observer for TraceWriter<W> {
-    const ON: bool = true;
-
-    fn attempt(&mut self, a: &Attempt) {
-        let Some(run) = self.run.take() else {
-            return;
-        };
-        let state = self.clients.get_mut(a.client as usize).copied();
-        if let Some(mut s) = state {
-            // The herd paths: the item number and an `occ` send come from the client's
-            // previous line.
-            let (call, sent) = (
-                a.call.unwrap_or(s.call),
-                a.sent.map_or(s.next_sent, SimTime::as_nanos),
-            );
-            match a.next {
-                Next::Done => {
-                    s.call += 1;
-                    s.next_sent = a.ended.as_nanos();
-                }
-                Next::Retry(w) => s.next_sent = a.ended.as_nanos() + w.as_nanos(),
-                _ => {}
-            }
-            self.clients[a.client as usize] = s;
-            if self.sample.keeps(run.seed, a.client) {
-                self.write_line(a, call, sent);
-            }
-        } else if self.sample.keeps(run.seed, a.client) {
-            let sent = a.sent.map_or(0, SimTime::as_nanos);
-            self.write_line(a, a.call.unwrap_or(0), sent);
-        }
-        self.run = Some(run);
+        Next::Done => 0,
+        Next::Retry(_) => 1,
+        Next::GaveUp => 2,
+        Next::Denied => 3,
+        Next::Paused => 4,
     }
 }
 
@@ -546,21 +719,6 @@ const DIGIT_PAIRS: &[u8; 200] = b"\
 4041424344454647484950515253545556575859\
 6061626364656667686970717273747576777879\
 8081828384858687888990919293949596979899";
-
-/// The three-digit decimal strings `000` to `999`, for a time's fraction.
-const DIGIT_TRIPLES: [[u8; 3]; 1000] = {
-    let mut table = [[0u8; 3]; 1000];
-    let mut i = 0;
-    while i < 1000 {
-        table[i] = [
-            b'0' + (i / 100) as u8,
-            b'0' + (i / 10 % 10) as u8,
-            b'0' + (i % 10) as u8,
-        ];
-        i += 1;
-    }
-    table
-};
 
 /// `n` in decimal, written at the end of `digits`.
 #[inline(always)]
@@ -581,18 +739,6 @@ fn int_digits(mut n: u64, digits: &mut [u8; 20]) -> &[u8] {
         digits[i] = b'0' + n as u8;
     }
     &digits[i..]
-}
-
-/// The trailing decimal zeros of `n`, in 1..1000, as a three-digit group.
-#[inline(always)]
-fn trailing_zeros_below_1000(n: usize) -> usize {
-    if n % 100 == 0 {
-        2
-    } else if n % 10 == 0 {
-        1
-    } else {
-        0
-    }
 }
 
 #[cfg(test)]
@@ -626,6 +772,45 @@ mod tests {
                 int.parse::<u64>().unwrap() * NANOS_PER_SEC + frac_ns,
                 ns,
                 "{text}"
+            );
+        }
+    }
+
+    #[test]
+    fn integers_are_their_decimals() {
+        let int = |n: u64| {
+            let mut bytes = [0u8; 64];
+            let mut line = Line {
+                bytes: &mut bytes,
+                at: 0,
+            };
+            line.put_int(n);
+            let at = line.at;
+            String::from_utf8(bytes[..at].to_vec()).unwrap()
+        };
+        // Every length, both sides of each power of ten, and a stride through the rest
+        // (SplitMix64 words, reduced to each length).
+        let mut state = 25;
+        for n in (0..20)
+            .flat_map(|k| {
+                let p = 10u64.pow(k);
+                [p - 1, p, p + 1, 2 * p, 9 * p]
+            })
+            .chain((0..10_000).map(|i| crate::rng::splitmix64(&mut state) >> (i % 64)))
+            .chain([u64::MAX, 99_999_999, 100_000_000, 12_345_678])
+        {
+            assert_eq!(int(n), n.to_string(), "{n}");
+        }
+        for ns in (0..10_000).map(|i| crate::rng::splitmix64(&mut state) >> (i % 64)) {
+            let text = seconds(ns);
+            let (whole, frac) = text.split_once('.').unwrap();
+            assert_eq!(whole, (ns / NANOS_PER_SEC).to_string(), "{ns}");
+            let expected = format!("{:09}", ns % NANOS_PER_SEC);
+            let expected = expected.trim_end_matches('0');
+            assert_eq!(
+                frac,
+                if expected.is_empty() { "0" } else { expected },
+                "{ns}"
             );
         }
     }

@@ -235,12 +235,15 @@ pub fn simulate_independent(spec: &RunSpec) -> Tally {
     over_blocks(spec, |first, last| block(spec, first, last, NoTrace))
 }
 
-/// [`simulate_independent`]'s blocks in client order on this thread, telling `trace` every
-/// attempt.
+/// [`simulate_independent`] telling `trace` every attempt, in client order (see
+/// [`in_order`]).
 pub(crate) fn independent_in_order<O: Observer>(spec: &RunSpec, trace: O) -> Tally {
-    in_order(spec, trace, |first, last, trace| {
-        block(spec, first, last, trace)
-    })
+    in_order(
+        spec,
+        trace,
+        |first, last, trace| block(spec, first, last, trace),
+        |first, last, part| block(spec, first, last, part),
+    )
 }
 
 fn block<O: Observer>(spec: &RunSpec, first: u32, last: u32, trace: O) -> Tally {
