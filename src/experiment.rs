@@ -78,6 +78,11 @@ pub struct RunResult {
     /// the JSON; absent on the herd paths.
     #[serde(flatten)]
     pub calls: Option<CallLoopResult>,
+    /// True when a histogram of one of its replicates needed more blocks than the run's
+    /// guard allowed ([`crate::metrics::Tally::outgrown`]): its counts are incomplete and the
+    /// run is refused. Not in the JSON.
+    #[serde(skip)]
+    pub outgrown: bool,
 }
 
 /// All results of one scenario, in strategy order.
@@ -143,16 +148,19 @@ fn run_one_observed<O: Observer>(scenario: &Scenario, strategy: Strategy, trace:
         .with_controls(!scenario.controls.is_none())
     });
     let occ = scenario.server.is_occ();
+    let outgrown = std::sync::atomic::AtomicBool::new(tally.outgrown());
     let over_replicates = (scenario.replicates > 1).then(|| {
-        // Five numbers a replicate, not its summary or tally (the estimate counts them).
+        // Five numbers a replicate, not its summary or tally (the estimate counts them), and
+        // whether its histograms outgrew their guard.
         let mut figures = vec![ReplicateSpread::figures(&Summary::with_attempts(
             &tally, occ,
         ))];
         figures.par_extend((1..scenario.replicates).into_par_iter().map(|i| {
-            ReplicateSpread::figures(&Summary::with_attempts(
-                &simulate(&scenario.replicate_spec(strategy, i), scenario.path),
-                occ,
-            ))
+            let tally = simulate(&scenario.replicate_spec(strategy, i), scenario.path);
+            if tally.outgrown() {
+                outgrown.store(true, std::sync::atomic::Ordering::Relaxed);
+            }
+            ReplicateSpread::figures(&Summary::with_attempts(&tally, occ))
         }));
         ReplicateSpread::of_figures(&figures)
     });
@@ -208,6 +216,7 @@ fn run_one_observed<O: Observer>(scenario: &Scenario, strategy: Strategy, trace:
         over_replicates,
         published: scenario.published_for(strategy).cloned(),
         calls,
+        outgrown: outgrown.into_inner(),
     };
     if let Some(pool) = scenario.overload.pool.describe() {
         result.server = format!("{pool}, each {}", result.server);

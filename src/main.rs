@@ -142,11 +142,7 @@ fn validate_run(file: ScenarioFile, args: &RunArgs) -> anyhow::Result<ValidRun<'
     }
     // The memory estimate on the path now chosen, with the dense histograms and the series a
     // JSON report, a chart or --series-out holds.
-    let dense = Format::from(args.format) == Format::Json
-        || args.png.is_some()
-        || args.svg.is_some()
-        || args.overload.series_out.is_some()
-        || args.html.is_some();
+    let dense = writes_dense(args);
     // Without them a call-loop run folds its windows as they close; an unlimited queue is
     // guarded as the run goes instead of counted at its worst.
     scenario.overload.keep_windows = dense;
@@ -220,6 +216,16 @@ fn validate_run(file: ScenarioFile, args: &RunArgs) -> anyhow::Result<ValidRun<'
     })
 }
 
+/// Whether the run writes its windows densely: a JSON report, a chart, `--series-out` or a
+/// page.
+fn writes_dense(args: &RunArgs) -> bool {
+    Format::from(args.format) == Format::Json
+        || args.png.is_some()
+        || args.svg.is_some()
+        || args.overload.series_out.is_some()
+        || args.html.is_some()
+}
+
 /// Refuses two outputs of one run that name the same file, or both standard output (the
 /// report goes there when `--out` is not given): the second would overwrite or interleave
 /// with the first. A device such as `/dev/null` may take several.
@@ -265,15 +271,31 @@ fn check_distinct_outputs(args: &RunArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Runs a validated run; `note` (a huge run's work estimate, allowed by `--yes`) is said
-/// once the outputs are open.
-/// A run stopped by its queue's guard ([`herd_sim::config::Scenario::guard_queue`]) is
-/// refused, nothing written.
+/// A run stopped by its guard ([`herd_sim::config::Scenario::guard_in_flight`]: its calls
+/// and queue, or its histograms), or whose dense output the budget cannot hold now that its
+/// windows are known, is refused, nothing written.
 fn refuse_outgrown(
     report: &experiment::Report,
     scenario: &herd_sim::config::Scenario,
+    args: &RunArgs,
 ) -> anyhow::Result<()> {
     use herd_sim::config::human_bytes;
+    if let Some(r) = report.results.iter().find(|r| r.outgrown) {
+        return Err(ConfigError::HistogramsOutgrown {
+            budget: human_bytes(scenario.memory_limit),
+            held: format!(
+                "a histogram of {} needed more than the {} blocks of 16 windows beyond the \
+                 first {} the budget leaves it",
+                r.strategy,
+                scenario.overload.in_flight.blocks,
+                herd_sim::metrics::DENSE_WINDOWS
+            ),
+        }
+        .into());
+    }
+    if writes_dense(args) {
+        scenario.check_dense_output(report)?;
+    }
     let outgrown = report
         .results
         .iter()
@@ -298,6 +320,8 @@ fn refuse_outgrown(
     }
 }
 
+/// Runs a validated run; `note` (a huge run's work estimate, allowed by `--yes`) is said
+/// once the outputs are open.
 fn execute_run(run: ValidRun<'_>, args: &RunArgs, note: Option<String>) -> anyhow::Result<()> {
     // Fail on an unwritable path before simulating anything.
     let out = args.out.as_deref().map(create_output).transpose()?;
@@ -330,12 +354,12 @@ fn execute_run(run: ValidRun<'_>, args: &RunArgs, note: Option<String>) -> anyho
                     other.with_context(|| format!("cannot write {}", t.path.display()))?;
                 }
             }
-            refuse_outgrown(&report, &run.scenario)?;
+            refuse_outgrown(&report, &run.scenario, args)?;
             commit(file, &[])?;
             report
         }
     };
-    refuse_outgrown(&report, &run.scenario)?;
+    refuse_outgrown(&report, &run.scenario, args)?;
     let bytes = Format::from(args.format).exporter().serialize(&report)?;
     match out {
         Some(file) => commit(file, &bytes)?,

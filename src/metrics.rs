@@ -73,6 +73,11 @@ const DIRECTORY_PER_BLOCK: usize = 4;
 /// directory's length is found by indexing the directory; the directory grows only while it
 /// stays within four entries per block held (or 1024 entries), and
 /// blocks beyond it are kept in an ordered map. The block last written is remembered.
+///
+/// A histogram may be limited to a number of blocks ([`Histogram::limit_blocks`]): a count
+/// that would need one more is dropped and the histogram marked outgrown
+/// ([`Histogram::outgrown`]), so a run guarded by its memory budget stops growing there and
+/// is refused instead of holding more than the budget.
 #[derive(Clone, Debug)]
 pub struct Histogram {
     windows: Windows,
@@ -87,6 +92,10 @@ pub struct Histogram {
     /// The block last written and its slot (`usize::MAX`: none yet).
     last_block: usize,
     last_slot: usize,
+    /// Blocks this histogram may allocate (`usize::MAX`: no limit).
+    block_limit: usize,
+    /// A count was dropped because it needed a block past `block_limit`.
+    outgrown: bool,
 }
 
 impl PartialEq for Histogram {
@@ -108,7 +117,26 @@ impl Histogram {
             beyond: BTreeMap::new(),
             last_block: usize::MAX,
             last_slot: 0,
+            block_limit: usize::MAX,
+            outgrown: false,
         }
+    }
+
+    /// Limits the blocks beyond the dense windows to `blocks`: a count that would need
+    /// another is dropped and the histogram marked [`Histogram::outgrown`].
+    pub fn limit_blocks(&mut self, blocks: usize) {
+        self.block_limit = blocks;
+    }
+
+    /// Whether a count was dropped for want of a block ([`Histogram::limit_blocks`]): its
+    /// counts are then incomplete, and the run that made them is refused.
+    pub fn outgrown(&self) -> bool {
+        self.outgrown
+    }
+
+    /// Blocks of [`BLOCK_WINDOWS`] counts allocated beyond the dense windows.
+    pub fn blocks_held(&self) -> usize {
+        self.arena.len() >> BLOCK_BITS
     }
 
     /// The window width.
@@ -164,30 +192,39 @@ impl Histogram {
         let slot = if block == self.last_block {
             self.last_slot
         } else {
-            self.slot_of(block)
+            match self.slot_of(block) {
+                Some(slot) => slot,
+                None => return,
+            }
         };
         self.arena[(slot << BLOCK_BITS) | (w & BLOCK_MASK)] += count;
     }
 
-    /// The arena slot of `block`, created if needed; remembered as the last block.
-    fn slot_of(&mut self, block: usize) -> usize {
+    /// The arena slot of `block`, created if needed; remembered as the last block. `None`
+    /// when it would be a block past the limit (the histogram is then outgrown).
+    fn slot_of(&mut self, block: usize) -> Option<usize> {
         let slot = match self.directory.get(block) {
             Some(&s) if s != 0 => (s - 1) as usize,
-            _ => self.new_or_beyond(block),
+            _ => self.new_or_beyond(block)?,
         };
         self.last_block = block;
         self.last_slot = slot;
-        slot
+        Some(slot)
     }
 
-    /// The slot of a block not in the directory: from the map, or a new block.
-    fn new_or_beyond(&mut self, block: usize) -> usize {
+    /// The slot of a block not in the directory: from the map, or a new block (`None` past
+    /// the limit).
+    fn new_or_beyond(&mut self, block: usize) -> Option<usize> {
         if block >= self.directory.len() {
             if let Some(&slot) = self.beyond.get(&block) {
-                return slot as usize;
+                return Some(slot as usize);
             }
         }
         let slot = self.arena.len() >> BLOCK_BITS;
+        if slot >= self.block_limit {
+            self.outgrown = true;
+            return None;
+        }
         self.arena.resize(self.arena.len() + BLOCK_WINDOWS, 0);
         let allowed = (DIRECTORY_PER_BLOCK * (slot + 1)).max(DIRECTORY_MIN);
         if block < self.directory.len() {
@@ -205,7 +242,7 @@ impl Histogram {
         } else {
             self.beyond.insert(block, slot as u32);
         }
-        slot
+        Some(slot)
     }
 
     /// The allocated blocks in window order: `(block number, its counts)`.
@@ -263,6 +300,7 @@ impl Histogram {
             self.windows, other.windows,
             "merging histograms of different bins"
         );
+        self.outgrown |= other.outgrown;
         if other.dense.len() > self.dense.len() {
             self.dense.resize(other.dense.len(), 0);
         }
@@ -551,6 +589,25 @@ impl Tally {
                 .then(|| vec![None; clients as usize]),
             ..Tally::new(bin)
         }
+    }
+
+    /// This tally with each histogram limited to `blocks` blocks beyond the dense windows
+    /// ([`Histogram::limit_blocks`]; `u64::MAX`: no limit).
+    pub fn with_block_limit(mut self, blocks: u64) -> Self {
+        let blocks = usize::try_from(blocks).unwrap_or(usize::MAX);
+        for h in [
+            &mut self.retries,
+            &mut self.served_windows,
+            &mut self.refused_windows,
+        ] {
+            h.limit_blocks(blocks);
+        }
+        self
+    }
+
+    /// Whether a histogram dropped a count for want of a block ([`Tally::with_block_limit`]).
+    pub fn outgrown(&self) -> bool {
+        self.retries.outgrown() || self.served_windows.outgrown() || self.refused_windows.outgrown()
     }
 
     /// Counts a request at `t`; `retry` says whether it is a retry (numbered 1 and up).
@@ -863,6 +920,40 @@ mod tests {
         let s = Spread::of([2.0, 4.0, 6.0]);
         assert_eq!((s.mean, s.sd, s.min, s.max), (4.0, 2.0, 2.0, 6.0));
         assert_eq!(Spread::of([7.0]).sd, 0.0);
+    }
+
+    #[test]
+    fn a_histogram_limited_to_two_blocks_drops_the_third_and_says_so() {
+        // Windows beyond the dense ones fall in blocks of 16: window D and D + 5 share block
+        // D/16, D + 16 is the next, D + 40 a third. Limited to two blocks, the third's count
+        // is dropped and the histogram is outgrown; the dense windows are never limited. A
+        // merge into an unlimited histogram carries the mark.
+        let d = DENSE_WINDOWS;
+        let mut h = Histogram::new(SimDuration::from_millis(100));
+        h.limit_blocks(2);
+        for w in [0, d - 1, d, d + 5, d + 16] {
+            h.record_window(w);
+        }
+        assert!(!h.outgrown());
+        assert_eq!(h.blocks_held(), 2);
+        h.record_window(d + 40);
+        h.record_window(d + 17);
+        assert!(h.outgrown());
+        assert_eq!(h.blocks_held(), 2);
+        assert_eq!(h.total(), 6);
+        assert_eq!(h.count(d + 40), 0);
+        assert_eq!(h.count(d + 17), 1);
+        let mut all = Histogram::new(SimDuration::from_millis(100));
+        all.merge(&h);
+        assert!(all.outgrown());
+        // A tally limited to one block a histogram is outgrown as soon as any of its three
+        // needs a second.
+        let mut t = Tally::new(SimDuration::from_millis(100)).with_block_limit(1);
+        t.request_in_window(SimTime::ZERO, d, true, true);
+        t.request_in_window(SimTime::ZERO, d + 16, false, false);
+        assert!(!t.outgrown(), "each histogram holds one block");
+        t.request_in_window(SimTime::ZERO, d + 32, false, true);
+        assert!(t.outgrown());
     }
 
     #[test]

@@ -116,20 +116,23 @@ fn tab_bytes() -> u128 {
     (std::mem::size_of::<Tab>() + std::mem::size_of::<Reading>()) as u128
 }
 
+/// Bytes a histogram block beyond the dense windows is counted at: its 16 counts (128 B)
+/// twice while the arena grows, its directory entries and map node.
+const BLOCK_BYTES: u128 = 2 * 8 * BLOCK_WINDOWS as u128 + 2 * 4 * 4 + 64;
+
 /// Bytes of a tally's three [`crate::metrics::Histogram`]s (retries, served, refused) of at
-/// most `windows` windows and `requests` requests: each dense part (doubling as it grows), and
-/// beyond it at most one block of 16 counts (128 B, twice while the arena grows) per window
-/// counted, with its directory entries and map node. A request counts in served or refused
-/// and perhaps in retries: at most two blocks a request over the three.
-fn histograms_bytes(windows: Sat, requests: Sat) -> Sat {
+/// most `windows` windows and `blocks` blocks beyond the dense windows over the three: each
+/// dense part (doubling as it grows), and beyond it at most one block of 16 counts per window
+/// counted ([`BLOCK_BYTES`]), and the directories' first tables.
+fn histograms_bytes(windows: Sat, blocks: Sat) -> Sat {
     let dense_windows = windows.min(Sat::from(DENSE_WINDOWS));
     let beyond = windows - dense_windows;
-    let blocks = (beyond.div_ceil(Sat::from(BLOCK_WINDOWS)) * 3).min(requests * 2);
+    let blocks = (beyond.div_ceil(Sat::from(BLOCK_WINDOWS)) * 3).min(blocks);
     let dense = dense_windows * (3 * 2 * 8);
     let sparse = if blocks == Sat::ZERO {
         Sat::ZERO
     } else {
-        blocks * (2 * 8 * BLOCK_WINDOWS as u128 + 2 * 4 * 4 + 64) + 3 * 8 * 1024
+        blocks * BLOCK_BYTES + 3 * 8 * 1024
     };
     dense + sparse
 }
@@ -294,20 +297,9 @@ impl Scenario {
         let strategies = Sat::from(self.strategies.len());
         let replicates = Sat::from(self.replicates);
         let runs = strategies * replicates;
-        let independent = match self.path {
-            Path::EventQueue => false,
-            Path::Auto | Path::Independent => {
-                self.run_spec(self.strategies[0]).clients_independent()
-            }
-        };
-        // Histograms: the windows the horizon allows, but never more blocks than requests.
-        let windows = self.windows();
-        let requests_per_item = Sat(self.tries_per_call());
-        let requests = match self.work {
-            Work::Items(k) => Sat::from(k) * clients * requests_per_item,
-            Work::Pool(p) => (Sat::from(p) + clients) * requests_per_item,
-        };
-        let histograms = histograms_bytes(windows, requests);
+        let independent = self.runs_independent();
+        // Histograms: the windows the horizon allows, but never more blocks than counted.
+        let histograms = histograms_bytes(self.windows(), self.histogram_blocks());
         // Each client's finish time, in small runs (an `Option<SimTime>`, 16 B).
         let finishes = if self.clients as usize <= MAX_CLIENT_FINISHES {
             clients * 16
@@ -417,9 +409,73 @@ impl Scenario {
         }
         estimate.add(Part::Overhead, Sat(OVERHEAD));
         if report {
-            estimate.add(Part::Report, Sat::from(self.json_output_estimate()));
+            // A run counted at its typical blocks writes its dense report from a span known
+            // only once it ends: counted up front over the dense windows, and checked in full
+            // before it is written ([`Scenario::check_dense_output`]).
+            let windows = if self.counts_typical_blocks() {
+                self.windows().min(Sat::from(DENSE_WINDOWS))
+            } else {
+                self.windows()
+            };
+            estimate.add(Part::Report, self.json_bytes(windows));
         }
         estimate
+    }
+
+    /// Whether this scenario's runs take the herd paths' independent-client path.
+    fn runs_independent(&self) -> bool {
+        match self.path {
+            Path::EventQueue => false,
+            Path::Auto | Path::Independent => {
+                self.run_spec(self.strategies[0]).clients_independent()
+            }
+        }
+    }
+
+    /// Requests a run can make at most: every try of every item.
+    fn requests_bound(&self) -> Sat {
+        let requests_per_item = Sat(self.tries_per_call());
+        let clients = Sat::from(self.clients);
+        match self.work {
+            Work::Items(k) => Sat::from(k) * clients * requests_per_item,
+            Work::Pool(p) => (Sat::from(p) + clients) * requests_per_item,
+        }
+    }
+
+    /// Whether the histograms are counted at what a run typically touches rather than their
+    /// worst case: a herd run behind a rate limiter whose histograms are guarded as it goes
+    /// ([`Scenario::guard_in_flight`]). Its worst case (every item tried to the last retry,
+    /// every wait at the cap) is far from what it does: a client that is served sends its
+    /// next item at once, so the served requests of a window of the limiter come in a burst
+    /// and its refusals follow within a few backoffs.
+    fn counts_typical_blocks(&self) -> bool {
+        self.overload.in_flight.limits_blocks() && matches!(self.server, ServerModel::Limited(_))
+    }
+
+    /// Blocks beyond the dense windows the three histograms of a run are counted for: two a
+    /// request at most (a request counts in served or refused, and perhaps in retries); for a
+    /// guarded run behind a rate limiter ([`Scenario::counts_typical_blocks`]) one an item
+    /// (`tests/memory/sparse.rs` measured 0.53 an item for one client fetching a million
+    /// items through a fixed window, 1.25 requests an item).
+    fn histogram_blocks(&self) -> Sat {
+        let worst = self.requests_bound() * 2;
+        if !self.counts_typical_blocks() {
+            return worst;
+        }
+        let items = match self.work {
+            Work::Items(k) => Sat::from(k) * Sat::from(self.clients),
+            Work::Pool(p) => Sat::from(p),
+        };
+        worst.min(items)
+    }
+
+    /// Bytes of the JSON report (or a chart) whose histograms are written densely over
+    /// `windows` windows: see [`Scenario::json_output_estimate`].
+    fn json_bytes(&self, windows: Sat) -> Sat {
+        let digits = u128::from(self.clients).to_string().len() as u128
+            + u128::from(self.retries).to_string().len() as u128;
+        Sat::from(self.strategies.len()) * windows * (3 * 3 * (9 + digits))
+            + Sat::from(self.series_output_estimate())
     }
 
     /// Windows of `--bin` the horizon spans.
@@ -688,22 +744,52 @@ impl Scenario {
     /// holds ([`Scenario::calls_at_once`], `Scenario::queued_at_most`), and the run may
     /// hold as many more bytes of them as the memory budget leaves beyond the whole estimate,
     /// shared by the runs held at once; a run past that stops where it is
-    /// ([`crate::engine::Overload::in_flight`]) and is refused. Herd paths are left as they
-    /// are. `report` as for [`Scenario::memory_terms`].
+    /// ([`crate::engine::Overload::in_flight`]) and is refused. On the herd paths, a run
+    /// behind a rate limiter counts its histograms at what such a run touches
+    /// (`Scenario::histogram_blocks`) and each histogram may take as many more blocks as
+    /// the budget leaves, shared by the tallies held at once; a run that needs more is
+    /// refused once it ends, nothing written. `report` as for [`Scenario::memory_terms`].
     pub fn guard_in_flight(&mut self, report: bool) {
         if !self.run_spec(self.strategies[0]).uses_call_loop() {
+            self.guard_histograms(report);
             return;
         }
         self.overload.in_flight = crate::engine::InFlightGuard {
             bytes: 0,
             per_call: self.call_slot_bytes() as u64,
             per_place: QUEUE_PLACE as u64,
+            blocks: u64::MAX,
         };
         let estimate = self.memory_terms(report).total();
         let runs = Sat::from(self.strategies.len()) * Sat::from(self.replicates);
         let busy = Sat::from(self.threads.max(1)).min(runs).max(Sat(1));
         let spare = Sat::from(self.memory_limit.saturating_sub(estimate)) / busy;
         self.overload.in_flight.bytes = (Sat::from(self.in_flight_estimate()) + spare)
+            .to_u64()
+            .min(u64::MAX - 1);
+    }
+
+    /// The herd paths' part of [`Scenario::guard_in_flight`]: limits the blocks of each
+    /// histogram of a run behind a rate limiter to its share of the blocks counted and of
+    /// what the budget leaves beyond the whole estimate.
+    fn guard_histograms(&mut self, report: bool) {
+        if !matches!(self.server, ServerModel::Limited(_)) {
+            return;
+        }
+        // Any limit turns the typical count on; the real one follows from the estimate.
+        self.overload.in_flight.blocks = 0;
+        let estimate = self.memory_terms(report).total();
+        let runs = Sat::from(self.strategies.len()) * Sat::from(self.replicates);
+        let busy = Sat::from(self.threads.max(1)).min(runs).max(Sat(1));
+        // The independent path holds a block's tally and the one it merges into a thread.
+        let tallies = if self.runs_independent() {
+            busy * 2
+        } else {
+            busy
+        };
+        let spare = Sat::from(self.memory_limit.saturating_sub(estimate)) / tallies;
+        let counted = self.histogram_blocks() * BLOCK_BYTES;
+        self.overload.in_flight.blocks = ((counted + spare) / (3 * BLOCK_BYTES))
             .to_u64()
             .min(u64::MAX - 1);
     }
@@ -746,13 +832,45 @@ impl Scenario {
 
     /// Bytes of the JSON report at most: every histogram is written densely, one pretty-printed
     /// line a window (`      12,` : up to 20 digits and 9 more bytes), three histograms a
-    /// strategy, and the buffer may be twice its length while it grows.
+    /// strategy, and the buffer may be three times its length while it grows (the old one
+    /// and the new, twice as long, at once: `tests/memory/sparse.rs` measured 3.0 times).
     pub fn json_output_estimate(&self) -> u64 {
-        let digits = u128::from(self.clients).to_string().len() as u128
-            + u128::from(self.retries).to_string().len() as u128;
-        (Sat::from(self.strategies.len()) * self.windows() * (2 * 3 * (9 + digits))
-            + Sat::from(self.series_output_estimate()))
-        .to_u64()
+        self.json_bytes(self.windows()).to_u64()
+    }
+
+    /// Bytes the dense JSON report (or a chart) of a finished run takes at most, counted as
+    /// [`Scenario::json_output_estimate`] counts them but over the windows its histograms
+    /// reached.
+    pub fn dense_output_estimate(&self, report: &crate::experiment::Report) -> u64 {
+        self.json_bytes(Sat::from(longest_histogram(report)))
+            .to_u64()
+    }
+
+    /// Refuses to write the dense JSON report, chart or page of a finished run whose
+    /// histograms span more windows than the memory budget leaves room for, counted as
+    /// [`Scenario::json_output_estimate`] counts them but over the windows the run reached:
+    /// a guarded run behind a limiter counted its report up front over the dense windows
+    /// only ([`Scenario::memory_terms`]). One line, nothing written.
+    pub fn check_dense_output(
+        &self,
+        report: &crate::experiment::Report,
+    ) -> Result<(), ConfigError> {
+        let windows = longest_histogram(report);
+        let mut terms = self.memory_terms(false);
+        terms.add(Part::Report, Sat::from(self.dense_output_estimate(report)));
+        if terms.total() <= self.memory_limit {
+            return Ok(());
+        }
+        Err(ConfigError::TooBig {
+            estimate: format!(
+                "{} ({} of it the dense JSON report, chart or page of the {windows} windows the                  run reached)",
+                human_bytes(terms.total()),
+                human_bytes(terms.get(Part::Report))
+            ),
+            budget: human_bytes(self.memory_limit),
+            advice: "widen --bin, or write a table or CSV without --png, --svg or --html, or                      raise --memory-limit"
+                .into(),
+        })
     }
 
     /// Refuses a run whose [`Scenario::memory_estimate`] exceeds the budget. Check it once the
@@ -917,6 +1035,17 @@ impl Scenario {
             advice,
         })
     }
+}
+
+/// Windows of the longest histogram of `report`, written densely from window 0.
+fn longest_histogram(report: &crate::experiment::Report) -> usize {
+    report
+        .results
+        .iter()
+        .flat_map(|r| [&r.histogram, &r.histogram_served, &r.histogram_refused])
+        .map(|h| h.len())
+        .max()
+        .unwrap_or(0)
 }
 
 /// The worker threads a run gets without `--threads`: what rayon's own pool starts with

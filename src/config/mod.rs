@@ -109,6 +109,15 @@ pub enum ConfigError {
         /// When, what it held and what the estimate and the budget allowed, in words.
         held: String,
     },
+    /// A herd run's histograms needed more blocks than the memory budget left them
+    /// ([`Scenario::guard_in_flight`]): their counts are incomplete, nothing is written.
+    #[error("this run outgrew the memory budget of {budget}: {held}; widen --bin, lower --items (or --pool), or raise --memory-limit")]
+    HistogramsOutgrown {
+        /// The budget, human-readable.
+        budget: String,
+        /// Which run and what its histograms were allowed, in words.
+        held: String,
+    },
     /// The run fits the budget but the system refused to set its estimated memory aside.
     #[error("this run needs an estimated {estimate}, which the system refused to allocate (--memory-limit {budget} allows it); {advice}")]
     Unavailable {

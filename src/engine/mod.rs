@@ -89,6 +89,18 @@ pub struct RunSpec {
 pub const EXPERIMENT1_BIN: SimDuration = SimDuration::from_millis(100);
 
 impl RunSpec {
+    /// A herd-path run's tally, nothing counted yet: each client's finish kept in small runs
+    /// ([`Tally::for_clients`]), its histograms limited by the run's guard
+    /// ([`InFlightGuard::blocks`]).
+    pub(crate) fn new_tally(&self) -> Tally {
+        Tally::for_clients(self.bin, self.clients).with_block_limit(self.overload.in_flight.blocks)
+    }
+
+    /// An empty tally that partial ones merge into, limited as [`RunSpec::new_tally`].
+    fn empty_tally(&self) -> Tally {
+        Tally::new(self.bin).with_block_limit(self.overload.in_flight.blocks)
+    }
+
     /// Experiment 1 (docs/experiments.md) for `clients` clients of `strategy` against `server`: the
     /// policy of [`Policy::experiment1`], 100 ms windows ([`EXPERIMENT1_BIN`]), one item each,
     /// no latency. Tests and benches build on it, changing only what they study.
@@ -594,7 +606,7 @@ fn event_queue_observed<O: Observer>(spec: &RunSpec, trace: O) -> Tally {
 /// [`simulate_event_queue`] with clients that keep their previous wait in `W` and make
 /// attempts of the shape `X`.
 fn event_queue_loop<W: PreviousWait, X: Exchange, O: Observer>(spec: &RunSpec, trace: O) -> Tally {
-    let mut tally = Tally::for_clients(spec.bin, spec.clients);
+    let mut tally = spec.new_tally();
     let mut server = spec.server.clone();
     server.prepare(spec.clients);
     let mut run: Run<WindowCursor, O> = Run::new(spec, 0, spec.clients, &mut tally, trace);
@@ -663,7 +675,7 @@ fn in_order<O: Observer>(
     block: impl Fn(u32, u32, &mut O) -> Tally,
     part_block: impl Fn(u32, u32, &mut TracePart) -> Tally + Sync,
 ) -> Tally {
-    let mut tally = Tally::new(spec.bin);
+    let mut tally = spec.empty_tally();
     let split = trace::part_clients(spec.attempts_per_client()).and_then(|per_part| {
         let last = per_part.min(spec.clients);
         trace.part(0, last).map(|part| (per_part, part, last))
@@ -733,7 +745,7 @@ fn over_blocks(spec: &RunSpec, block: impl Fn(u32, u32) -> Tally + Sync) -> Tall
             block(first, (first + CLIENTS_PER_BLOCK).min(spec.clients))
         })
         .reduce(
-            || Tally::new(spec.bin),
+            || spec.empty_tally(),
             |mut a, b| {
                 a.merge(&b);
                 a
@@ -767,7 +779,7 @@ fn block_loop<O: Observer>(
     trace: O,
     mut respond: impl FnMut(SimTime, u32) -> Response,
 ) -> Tally {
-    let mut tally = Tally::for_clients(spec.bin, spec.clients);
+    let mut tally = spec.new_tally();
     let mut run: Run<Windows, O> = Run::new(spec, first, last - first, &mut tally, trace);
     let mut seeds = ClientSeeds::starting_at(spec.seed, u64::from(first));
     for id in first..last {

@@ -426,7 +426,7 @@ fn a_run_the_system_cannot_hold_is_one_error_line_not_an_abort() {
             "--clients",
             "1",
         ])
-        .args(["--format", "json", "--memory-limit", "16000000TiB", "--out"])
+        .args(["--format", "json", "--memory-limit", "16700000TiB", "--out"])
         .arg(&out)
         .output()
         .unwrap();
@@ -435,7 +435,7 @@ fn a_run_the_system_cannot_hold_is_one_error_line_not_an_abort() {
     assert_eq!(e.lines().count(), 1, "{e}");
     assert!(
         e.starts_with("error: this run needs an estimated ")
-            && e.contains(" EiB of it the dense JSON report, chart or series), which the system refused to allocate (--memory-limit 15.3 EiB allows it); widen --bin"),
+            && e.contains(" EiB of it the dense JSON report, chart or series), which the system refused to allocate (--memory-limit 15.9 EiB allows it); widen --bin"),
         "{e}"
     );
     assert!(fs::read_dir(dir.path()).unwrap().next().is_none());

@@ -91,3 +91,161 @@ fn a_report_too_long_to_write_densely_is_an_error_without_allocating_it() {
     assert!(e.contains(&format!("{windows} windows")), "{e}");
     assert!(peak < 1 << 20, "peak {peak} B");
 }
+
+/// One client fetching `items` items, 30 a minute through a fixed window, full jitter with
+/// 100 retries an item and a 64 s cap: Experiment 2's client (configs/fixed-window-one-client.toml)
+/// given a long backlog. Its worst case (every item tried 101 times, every wait at the cap)
+/// spans 60 times the windows it reaches.
+fn long_backlog(items: u32, memory_limit: Option<u64>) -> herd_sim::config::Scenario {
+    backlog_of("full-jitter", 100, items, memory_limit)
+}
+
+/// [`long_backlog`] with another strategy and retries an item.
+fn backlog_of(
+    strategy: &str,
+    retries: u32,
+    items: u32,
+    memory_limit: Option<u64>,
+) -> herd_sim::config::Scenario {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/configs/fixed-window-one-client.toml"
+    ))
+    .unwrap();
+    let mut file = ScenarioFile::parse(&text, Some("toml")).unwrap();
+    file.items = Some(items);
+    file.retries = Some(retries);
+    file.replicates = Some(1);
+    file.strategy = Some(strategy.parse().unwrap());
+    file.memory_limit = memory_limit;
+    let mut s = file.validate_without_budget_on(Some(2)).unwrap();
+    // As the plain run does: the histograms guarded as they grow, counted at what such a run
+    // touches.
+    s.guard_in_flight(false);
+    s
+}
+
+#[test]
+fn a_long_backlog_behind_a_limiter_is_estimated_within_four_times_of_its_peak() {
+    // 100 000 items: 124 975 requests over 2.8 M windows of 100 ms. The estimate counts a
+    // block an item beyond the dense windows; unguarded, it counted two blocks a request of
+    // the worst case (101 an item), 7.1 GB.
+    let s = long_backlog(100_000, None);
+    let guard = s.overload.in_flight;
+    assert!(guard.limits_blocks());
+    let estimate = s.memory_estimate();
+    let _serial = serial();
+    let pool = two_threads();
+    let (report, peak) = peak_bytes(|| pool.install(|| experiment::run(&s)));
+    let r = &report.results[0];
+    assert!(!r.outgrown);
+    assert_eq!(r.summary.succeeded, 100_000);
+    assert!(r.histogram.len() > 2_000_000, "{}", r.histogram.len());
+    let ratio = estimate as f64 / peak as f64;
+    assert!(
+        estimate as usize >= peak && ratio <= 4.0,
+        "estimate {estimate} B, peak {peak} B ({ratio:.2}×)"
+    );
+    eprintln!("long backlog run: estimate {estimate} B, peak {peak} B ({ratio:.2}×)");
+    // Its dense JSON, checked once the run knows its last window, bounds what writing it
+    // takes, within four times.
+    use herd_sim::report::{Exporter, JsonExporter};
+    let dense = s.dense_output_estimate(&report);
+    let (json, peak) = peak_bytes(|| JsonExporter.serialize(&report).unwrap());
+    let ratio = dense as f64 / peak as f64;
+    assert!(
+        dense as usize >= peak && dense as usize >= json.len() && ratio <= 4.0,
+        "dense output {dense} B, its JSON {} B, peak {peak} B ({ratio:.2}×)",
+        json.len()
+    );
+    eprintln!(
+        "long backlog: dense output {dense} B, its JSON {} B, peak {peak} B ({ratio:.2}×)",
+        json.len()
+    );
+}
+
+#[test]
+fn a_long_backlog_past_its_budget_is_refused_once_its_histograms_outgrow_it() {
+    // The same run with 10 000 items under a budget 1 MiB past its estimate: refused up
+    // front below the estimate; above it, its histograms stop at what the budget leaves
+    // them and it is marked outgrown when the run needs more (the naive client's refusals
+    // fill every window of the minute's rest, 36 blocks a minute).
+    let estimate = long_backlog(10_000, None).memory_estimate();
+    let below = long_backlog(10_000, Some(estimate - 1));
+    assert!(below.check_memory().is_err());
+    let tight = long_backlog(10_000, Some(estimate + (1 << 20)));
+    assert!(tight.check_memory().is_ok());
+    let _serial = serial();
+    let report = experiment::run(&tight);
+    assert!(!report.results[0].outgrown, "full jitter fits");
+    // The naive client retrying at once, up to 1 000 times an item.
+    let limit = backlog_of("naive", 1000, 10_000, None).memory_estimate() + (1 << 20);
+    let tight = backlog_of("naive", 1000, 10_000, Some(limit));
+    let blocks = tight.overload.in_flight.blocks;
+    let (report, peak) = peak_bytes(|| experiment::run(&tight));
+    let r = &report.results[0];
+    assert!(r.outgrown);
+    for h in [&r.histogram, &r.histogram_served, &r.histogram_refused] {
+        assert!(h.blocks_held() as u64 <= blocks);
+    }
+    assert!((peak as u64) < tight.memory_limit, "peak {peak} B");
+}
+
+#[test]
+fn the_binary_runs_a_long_backlog_and_refuses_one_that_outgrows_its_budget() {
+    // From the command line: the guarded full-jitter backlog runs under the default budget
+    // (unguarded it was refused, its estimate 6.6 GiB at 100 000 items); the naive client
+    // under a budget 1 MiB past its estimate is refused in one line once it ends, exit 2,
+    // nothing written.
+    let _serial = serial();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run.csv");
+    let run = |strategy: &str, retries: &str, limit: Option<u64>| {
+        let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_herd-sim"));
+        command.args([
+            "--config",
+            concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/configs/fixed-window-one-client.toml"
+            ),
+            "--items",
+            "10000",
+            "--retries",
+            retries,
+            "--replicates",
+            "1",
+            "--strategy",
+            strategy,
+            "--max-requests",
+            "100000000",
+            "--format",
+            "csv",
+            "--out",
+        ]);
+        command.arg(&out);
+        if let Some(limit) = limit {
+            command.args(["--memory-limit", &limit.to_string()]);
+        }
+        command.output().unwrap()
+    };
+    let ran = run("full-jitter", "100", None);
+    assert_eq!(
+        ran.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&ran.stderr)
+    );
+    assert_eq!(std::fs::read_to_string(&out).unwrap().lines().count(), 2);
+    std::fs::remove_file(&out).unwrap();
+    let limit = backlog_of("naive", 1000, 10_000, None).memory_estimate() + (1 << 20);
+    let refused = run("naive", "1000", Some(limit));
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert_eq!(refused.status.code(), Some(2), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.starts_with("error: this run outgrew the memory budget of ")
+            && stderr.contains(": a histogram of naive needed more than the "),
+        "{stderr}"
+    );
+    assert!(!out.exists(), "nothing written");
+}

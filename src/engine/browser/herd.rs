@@ -199,7 +199,7 @@ pub fn simulate_event_queue_observed<O: Observer>(spec: &RunSpec, trace: O) -> T
 }
 
 fn event_queue_loop<W: PreviousWait, O: Observer>(spec: &RunSpec, trace: O) -> Tally {
-    let mut tally = Tally::for_clients(spec.bin, spec.clients);
+    let mut tally = spec.new_tally();
     let mut server = spec.server.clone();
     server.prepare(spec.clients);
     let run: Run<WindowCursor, O> = Run::new(spec, 0, spec.clients, &mut tally, trace);
@@ -260,7 +260,7 @@ fn block_loop<W: PreviousWait, O: Observer>(
     last: u32,
     trace: O,
 ) -> Tally {
-    let mut tally = Tally::for_clients(spec.bin, spec.clients);
+    let mut tally = spec.new_tally();
     let mut server = spec.server.clone();
     server.prepare(spec.clients);
     let run: Run<Windows, O> = Run::new(spec, first, last - first, &mut tally, trace);

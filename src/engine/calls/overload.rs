@@ -62,6 +62,10 @@ pub struct InFlightGuard {
     pub per_call: u64,
     /// Bytes a place in the server's queue is counted at, with its late answer's event.
     pub per_place: u64,
+    /// Blocks of counts each histogram of a herd-path run may allocate beyond its dense
+    /// windows ([`crate::metrics::Tally::with_block_limit`]; `u64::MAX`: no limit): a run
+    /// that needs more is refused, outgrown ([`crate::metrics::Tally::outgrown`]).
+    pub blocks: u64,
 }
 
 impl InFlightGuard {
@@ -70,11 +74,17 @@ impl InFlightGuard {
         bytes: u64::MAX,
         per_call: 0,
         per_place: 0,
+        blocks: u64::MAX,
     };
 
-    /// True when the run is guarded.
+    /// True when the call loop's calls and queue are guarded.
     pub fn is_on(&self) -> bool {
         self.bytes != u64::MAX
+    }
+
+    /// True when a herd-path run's histograms are limited.
+    pub fn limits_blocks(&self) -> bool {
+        self.blocks != u64::MAX
     }
 
     /// Whether `calls` slots and `places` queued requests are past the bytes allowed.
