@@ -19,6 +19,10 @@
 //! - the server matched once a block instead of at every request (a down server's answer
 //!   inlined into the loop), and the policy's decision and a doubling curve's ceiling inlined
 //!   instead of called: 112.5 M, -48 %.
+//!
+//! One run after it (docs/performance.md quotes it), `cargo bench --features bench --bench
+//! engine -- --warm-up-time 1 --measurement-time 3`, on the loaded machine: engine 53.4 ms,
+//! reference 27.8 ms (1.92×, was 4.0×).
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
