@@ -161,6 +161,14 @@ impl ScenarioFile {
             }
         }
         let rolling = self.rolling_restart.map(|r| r.0);
+        // A sweep's restart-interval or restart-downtime may set either to 0.
+        if let Some(r) = rolling.filter(|r| r.interval.is_zero() || r.downtime.is_zero()) {
+            return Err(invalid(
+                "--rolling-restart",
+                RollingText(r),
+                ROLLING_ACCEPTED,
+            ));
+        }
         let mut triggers = vec![Triggers::default(); servers as usize];
         if let Some(r) = rolling {
             for (k, own) in triggers.iter_mut().enumerate() {

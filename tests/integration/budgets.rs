@@ -17,7 +17,7 @@ fn ok(args: &[&str]) -> String {
 }
 
 /// A CSV's rows as column → value maps.
-fn rows(csv: &str) -> Vec<BTreeMap<String, String>> {
+pub fn rows(csv: &str) -> Vec<BTreeMap<String, String>> {
     let mut reader = csv::Reader::from_reader(csv.as_bytes());
     let header = reader.headers().unwrap().clone();
     reader

@@ -323,36 +323,89 @@ fn servers_and_balancer_are_sweep_axes_with_their_columns() {
          [server]\nmodel = \"flaky\"\nfailure_rate = 0\n",
     )
     .unwrap();
-    let out = herd_sim_ok(&[
-        "sweep",
-        "--config",
+    let rows = sweep_rows(
         config.to_str().unwrap(),
-        "--servers",
-        "1,3",
-        "--balancer",
-        "round-robin",
-        "--quiet",
-        "--out",
-        "-",
-    ]);
-    let mut reader = ::csv::Reader::from_reader(&out[..]);
-    let header = reader.headers().unwrap().clone();
-    let col = |name: &str| header.iter().position(|h| h == name).unwrap();
-    let rows: Vec<::csv::StringRecord> = reader.records().map(|r| r.unwrap()).collect();
-    assert_eq!(rows.len(), 2);
-    let cells = |r: &::csv::StringRecord| {
-        (
-            r[col("servers")].to_string(),
-            r[col("balancer")].to_string(),
-            r[col("requests")].to_string(),
-        )
-    };
-    assert_eq!(cells(&rows[0]), ("".into(), "".into(), "36".into()));
-    assert_eq!(
-        cells(&rows[1]),
-        ("3".into(), "round-robin".into(), "14".into())
+        &["--servers", "1,3", "--balancer", "round-robin"],
     );
-    assert_eq!(rows[0][col("seed")], rows[1][col("seed")]);
+    let cells: Vec<[&str; 3]> = rows
+        .iter()
+        .map(|r| [&r["servers"], &r["balancer"], &r["requests"]].map(String::as_str))
+        .collect();
+    assert_eq!(cells, [["", "", "36"], ["3", "round-robin", "14"]]);
+    assert_eq!(rows[0]["seed"], rows[1]["seed"]);
+}
+
+/// The rows of `herd-sim sweep --config CONFIG ARGS`, each a map from column to cell.
+fn sweep_rows(config: &str, args: &[&str]) -> Vec<std::collections::BTreeMap<String, String>> {
+    let mut all = vec!["sweep", "--config", config, "--quiet", "--out", "-"];
+    all.extend(args);
+    crate::budgets::rows(&String::from_utf8(herd_sim_ok(&all)).unwrap())
+}
+
+#[test]
+fn a_rolling_restarts_interval_and_downtime_are_sweep_axes() {
+    // Three servers behind round-robin, server i out over [i x I, i x I + D) with D < I, so
+    // one is out at a time; naive retries go at once, to the next server of the rotation,
+    // which is up: every call succeeds, and the run recovers at the first 1 s window from
+    // the last restart's end, 3 x I + D (a run whose every call succeeded): 16 s, 17.5 s
+    // (so 18 s), 31 s, 32.5 s (33 s).
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("roll.toml");
+    std::fs::write(
+        &config,
+        "clients = 30\nstrategy = \"naive\"\nretries = 3\narrivals = \"poisson\"\n\
+         rate = \"30/s\"\nduration = \"40s\"\nservers = 3\nrolling_restart = \"20s,5s\"\n\
+         [server]\nmodel = \"flaky\"\nfailure_rate = 0\n",
+    )
+    .unwrap();
+    let config = config.to_str().unwrap();
+    let rows = sweep_rows(
+        config,
+        &[
+            "--restart-interval",
+            "5s,10s",
+            "--restart-downtime",
+            "1s,2500ms",
+        ],
+    );
+    let cells: Vec<[&str; 4]> = rows
+        .iter()
+        .map(|r| {
+            [
+                &r["restart_interval_s"],
+                &r["restart_downtime_s"],
+                &r["recovered_at_s"],
+                &r["goodput_pct"],
+            ]
+            .map(String::as_str)
+        })
+        .collect();
+    assert_eq!(
+        cells,
+        [
+            ["5", "1", "16", "100"],
+            ["5", "2.5", "18", "100"],
+            ["10", "1", "31", "100"],
+            ["10", "2.5", "33", "100"],
+        ]
+    );
+    // Points along the axes share their dice.
+    assert!(rows.iter().all(|r| r["seed"] == rows[0]["seed"]));
+    // Some attempts met a server out, and were retried elsewhere.
+    assert!(rows.iter().all(|r| r["refused"] != "0"));
+    for (args, names) in [
+        (
+            &["sweep", "--clients", "10", "--restart-interval", "5s"][..],
+            "no rolling-restart",
+        ),
+        (
+            &["sweep", "--config", config, "--restart-downtime", "0s"][..],
+            "--rolling-restart: 20s,0s",
+        ),
+    ] {
+        let line = refused_in_one_line(args);
+        assert!(line.contains(names), "{args:?}: {line}");
+    }
 }
 
 /// Each server's series as `[window_start_s, attempts, succeeded, refused, timed_out, served,

@@ -61,6 +61,8 @@ pub enum Needs {
     Degrade,
     /// Retry layers above the run's policy (`--layer`, `[[layer]]`).
     Layer,
+    /// A pool's rolling restart (`--rolling-restart`, `rolling_restart`).
+    RollingRestart,
 }
 
 impl Needs {
@@ -72,6 +74,7 @@ impl Needs {
             Needs::Outage => Some(("--outage", "outage = \"20s..30s\"")),
             Needs::Degrade => Some(("--degrade", "degrade = \"10s..20s@0.25\"")),
             Needs::Layer => Some(("--layer", "--layer \"strategy=naive retries=3\"")),
+            Needs::RollingRestart => Some(("--rolling-restart", "rolling_restart = \"20s,5s\"")),
         }
     }
 
@@ -85,6 +88,7 @@ impl Needs {
             Needs::Outage => has(&file.outage),
             Needs::Degrade => has(&file.degrade),
             Needs::Layer => file.layer.as_ref().is_some_and(|l| !l.is_empty()),
+            Needs::RollingRestart => file.rolling_restart.is_some(),
         }
     }
 }

@@ -54,7 +54,7 @@ fn server_file(file: &mut ScenarioFile) -> &mut crate::config::ServerFile {
 /// Every parameter a sweep can vary, in grid order: the first varies slowest, the last
 /// fastest (docs/sweeps-and-clusters.md lists them). Strategy comes first so that a sweep's rows group by
 /// strategy.
-pub static PARAMETERS: [Parameter; 49] = [
+pub static PARAMETERS: [Parameter; 51] = [
     Parameter {
         name: "strategy",
         column: "strategy",
@@ -582,6 +582,35 @@ pub static PARAMETERS: [Parameter; 49] = [
             true => s.overload.pool.balancer.name().to_string(),
             false => String::new(),
         },
+    },
+    Parameter {
+        name: "restart-interval",
+        column: "restart_interval_s",
+        kind: Kind::Duration,
+        needs: Needs::RollingRestart,
+        // Points along it share their dice, and configs without a restart keep their seeds.
+        label: false,
+        help: "A pool's rolling restart: the time between one server's going down and the next's, its downtime kept, e.g. 5s..30s step 5s",
+        set: |f, v| {
+            if let Some(r) = &mut f.rolling_restart {
+                r.0.interval = v.duration();
+            }
+        },
+        get: |s| s.overload.pool.rolling.map_or(String::new(), |r| seconds(r.interval)),
+    },
+    Parameter {
+        name: "restart-downtime",
+        column: "restart_downtime_s",
+        kind: Kind::Duration,
+        needs: Needs::RollingRestart,
+        label: false,
+        help: "A pool's rolling restart: how long each server is out, its interval kept, e.g. 1s..10s",
+        set: |f, v| {
+            if let Some(r) = &mut f.rolling_restart {
+                r.0.downtime = v.duration();
+            }
+        },
+        get: |s| s.overload.pool.rolling.map_or(String::new(), |r| seconds(r.downtime)),
     },
     Parameter {
         name: "layer-retries",
