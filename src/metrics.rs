@@ -16,8 +16,15 @@ use crate::time::{SimDuration, SimTime};
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Windows {
     bin: u64,
-    /// `floor((2^64 − 1) / bin)`: turns the per-request division into a multiplication (a
-    /// 64-bit division costs tens of cycles, the largest single cost of an event).
+    /// `ceil(2^64 / bin)` (0 for a bin of 1 ns): below `exact_to`, the high word of `t · magic`
+    /// is `floor(t / bin)` itself, one multiplication.
+    magic: u64,
+    /// The largest time the one multiplication is exact for: `t · (magic · bin − 2^64)` must
+    /// stay below 2^64 (about 184 s at 100 ms bins, every time for a power-of-two bin).
+    exact_to: u64,
+    /// `floor((2^64 − 1) / bin)`: for later times, the high word of `t · reciprocal` is
+    /// `floor(t / bin)` or up to two less, corrected (a 64-bit division costs tens of cycles,
+    /// the largest single cost of an event).
     reciprocal: u64,
 }
 
@@ -25,18 +32,41 @@ impl Windows {
     /// Windows of `bin` (which must not be zero).
     pub fn new(bin: SimDuration) -> Self {
         assert!(!bin.is_zero(), "histogram bin must be positive");
+        let bin = bin.as_nanos();
+        // ceil(2^64 / bin) = floor((2^64 − 1) / bin) + 1 for a bin of 2 or more; the error
+        // magic · bin − 2^64 (mod 2^64) is below bin. t = q · bin + r with r < bin: the high
+        // word of t · magic is q + floor((r + t · error / 2^64) / bin), which is q while
+        // t · error < 2^64. A bin of 1 ns keeps no magic (exact only at 0).
+        let (magic, exact_to) = if bin == 1 {
+            (0, 0)
+        } else {
+            let magic = u64::MAX / bin + 1;
+            let error = magic.wrapping_mul(bin);
+            (magic, u64::MAX.checked_div(error).unwrap_or(u64::MAX))
+        };
         Windows {
-            bin: bin.as_nanos(),
-            reciprocal: u64::MAX / bin.as_nanos(),
+            bin,
+            magic,
+            exact_to,
+            reciprocal: u64::MAX / bin,
         }
     }
 
     /// The window `t` falls in: `floor(t / bin)`.
     #[inline(always)]
     pub fn window_of(&self, t: SimTime) -> usize {
+        let t = t.as_nanos();
+        if t <= self.exact_to {
+            return ((u128::from(t) * u128::from(self.magic)) >> 64) as usize;
+        }
+        self.window_of_late(t)
+    }
+
+    /// [`Windows::window_of`] past `exact_to`.
+    #[inline(never)]
+    fn window_of_late(&self, t: u64) -> usize {
         // The high word of t · reciprocal is floor(t / bin) or up to two less (the reciprocal
         // is floored, and t < 2^64); the corrections make it exact.
-        let t = t.as_nanos();
         let mut q = ((u128::from(t) * u128::from(self.reciprocal)) >> 64) as u64;
         let mut rest = t - q * self.bin;
         if rest >= self.bin {
@@ -620,21 +650,23 @@ impl Tally {
     /// [`Tally::request`] with the window of `t` already found (by a [`WindowCursor`]).
     #[inline(always)]
     pub fn request_in_window(&mut self, t: SimTime, w: usize, retry: bool, served: bool) {
-        self.requests += 1;
+        self.request_windows(w, retry, served);
+        let mut totals = Totals::default();
+        totals.request(t, retry, served);
+        totals.add_to(self);
+    }
+
+    /// Counts a request in window `w` in the histograms only (its counts and times are
+    /// [`Totals::request`]'s): served or refused, and a retry's arrival.
+    #[inline(always)]
+    pub fn request_windows(&mut self, w: usize, retry: bool, served: bool) {
         if served {
             self.served_windows.record_window(w);
         } else {
-            self.refused += 1;
             self.refused_windows.record_window(w);
         }
         if retry {
             self.retries.record_window(w);
-            self.first_retry = Some(self.first_retry.map_or(t, |f| f.min(t)));
-            self.last_retry = Some(self.last_retry.map_or(t, |l| l.max(t)));
-        }
-        if served {
-            self.succeeded += 1;
-            self.last_success = Some(self.last_success.map_or(t, |l| l.max(t)));
         }
     }
 
@@ -667,11 +699,17 @@ impl Tally {
         if completed {
             self.completed += 1;
         }
+        self.client_finished(id, t);
+        self.first_finish = earliest(self.first_finish, Some(t));
+        self.last_finish = self.last_finish.max(Some(t));
+    }
+
+    /// Keeps client `id`'s finish time `t`, if this tally keeps them ([`Tally::for_clients`]).
+    #[inline(always)]
+    pub fn client_finished(&mut self, id: u32, t: SimTime) {
         if let Some(finishes) = &mut self.client_finishes {
             finishes[id as usize] = Some(t);
         }
-        self.first_finish = Some(self.first_finish.map_or(t, |f| f.min(t)));
-        self.last_finish = Some(self.last_finish.map_or(t, |l| l.max(t)));
     }
 
     /// Adds a tally of other clients of the same run (the order of merging never matters).
@@ -685,19 +723,14 @@ impl Tally {
         self.refused += other.refused;
         self.succeeded += other.succeeded;
         self.gave_up += other.gave_up;
-        let min = |a: Option<SimTime>, b: Option<SimTime>| match (a, b) {
-            (Some(x), Some(y)) => Some(x.min(y)),
-            (x, y) => x.or(y),
-        };
-        let max = |a: Option<SimTime>, b: Option<SimTime>| a.max(b);
-        self.first_retry = min(self.first_retry, other.first_retry);
-        self.last_retry = max(self.last_retry, other.last_retry);
-        self.last_success = max(self.last_success, other.last_success);
+        self.first_retry = earliest(self.first_retry, other.first_retry);
+        self.last_retry = self.last_retry.max(other.last_retry);
+        self.last_success = self.last_success.max(other.last_success);
         self.served_windows.merge(&other.served_windows);
         self.refused_windows.merge(&other.refused_windows);
         self.completed += other.completed;
-        self.first_finish = min(self.first_finish, other.first_finish);
-        self.last_finish = max(self.last_finish, other.last_finish);
+        self.first_finish = earliest(self.first_finish, other.first_finish);
+        self.last_finish = self.last_finish.max(other.last_finish);
         match (&mut self.client_finishes, &other.client_finishes) {
             (Some(mine), Some(theirs)) => {
                 for (m, t) in mine.iter_mut().zip(theirs) {
@@ -712,6 +745,104 @@ impl Tally {
             (mine @ None, Some(theirs)) => *mine = Some(*theirs),
             _ => {}
         }
+    }
+}
+
+/// The earlier of two times, either of which may be absent.
+fn earliest(a: Option<SimTime>, b: Option<SimTime>) -> Option<SimTime> {
+    match (a, b) {
+        (Some(x), Some(y)) => Some(x.min(y)),
+        (x, y) => x.or(y),
+    }
+}
+
+/// A [`Tally`]'s counts and first and last times while a loop counts requests: plain
+/// integers, a time's absence told by its count, which the loop keeps in registers instead of
+/// updating the tally's fields and `Option`s in memory at every request. Added to the tally
+/// once the loop ends ([`Totals::add_to`]); the histograms are counted in the tally as the
+/// loop goes ([`Tally::request_windows`]).
+#[derive(Clone, Copy, Debug)]
+pub struct Totals {
+    requests: u64,
+    refused: u64,
+    succeeded: u64,
+    retries: u64,
+    gave_up: u64,
+    completed: u64,
+    first_retry: u64,
+    last_retry: u64,
+    last_success: u64,
+    first_finish: u64,
+    last_finish: u64,
+}
+
+impl Default for Totals {
+    fn default() -> Self {
+        Totals {
+            requests: 0,
+            refused: 0,
+            succeeded: 0,
+            retries: 0,
+            gave_up: 0,
+            completed: 0,
+            first_retry: u64::MAX,
+            last_retry: 0,
+            last_success: 0,
+            first_finish: u64::MAX,
+            last_finish: 0,
+        }
+    }
+}
+
+impl Totals {
+    /// Counts a request at `t`; `retry` says whether it is a retry, `served` whether it was
+    /// served (else refused).
+    #[inline(always)]
+    pub fn request(&mut self, t: SimTime, retry: bool, served: bool) {
+        let t = t.as_nanos();
+        self.requests += 1;
+        if retry {
+            self.retries += 1;
+            self.first_retry = self.first_retry.min(t);
+            self.last_retry = self.last_retry.max(t);
+        }
+        if served {
+            self.succeeded += 1;
+            self.last_success = self.last_success.max(t);
+        } else {
+            self.refused += 1;
+        }
+    }
+
+    /// Counts a client stopping at `t`: `completed` when its work is done, else it gave up.
+    #[inline(always)]
+    pub fn finish(&mut self, t: SimTime, completed: bool) {
+        let t = t.as_nanos();
+        if completed {
+            self.completed += 1;
+        } else {
+            self.gave_up += 1;
+        }
+        self.first_finish = self.first_finish.min(t);
+        self.last_finish = self.last_finish.max(t);
+    }
+
+    /// Adds these counts and times to `tally`'s.
+    pub fn add_to(&self, tally: &mut Tally) {
+        let when = |count: u64, t: u64| (count > 0).then_some(SimTime(t));
+        let finished = self.completed + self.gave_up;
+        tally.requests += self.requests;
+        tally.refused += self.refused;
+        tally.succeeded += self.succeeded;
+        tally.gave_up += self.gave_up;
+        tally.completed += self.completed;
+        tally.first_retry = earliest(tally.first_retry, when(self.retries, self.first_retry));
+        tally.last_retry = tally.last_retry.max(when(self.retries, self.last_retry));
+        tally.last_success = tally
+            .last_success
+            .max(when(self.succeeded, self.last_success));
+        tally.first_finish = earliest(tally.first_finish, when(finished, self.first_finish));
+        tally.last_finish = tally.last_finish.max(when(finished, self.last_finish));
     }
 }
 
@@ -1010,8 +1141,10 @@ mod tests {
         let mut rng = ClientRng::new(17);
         for bin in [
             1,
+            2,
             3,
             7,
+            1 << 20,
             100_000_000,
             1_000_000_000,
             999_999_937,
@@ -1019,21 +1152,28 @@ mod tests {
             u64::MAX,
         ] {
             let h = Histogram::new(SimDuration(bin));
+            // Either side of the last time one multiplication is exact for.
+            let exact_to = h.windows().exact_to;
             for t in [
                 0,
                 1,
                 bin - 1,
                 bin,
                 bin.saturating_add(1),
+                exact_to.saturating_sub(1),
+                exact_to,
+                exact_to.saturating_add(1),
                 u64::MAX - 1,
                 u64::MAX,
             ] {
                 assert_eq!(h.window_of(SimTime(t)), (t / bin) as usize, "{t} / {bin}");
             }
             for _ in 0..20_000 {
-                let t = match uniform_below(&mut rng, 3) {
+                let t = match uniform_below(&mut rng, 5) {
                     0 => uniform_below(&mut rng, 1 << 40),
                     1 => uniform_below(&mut rng, u64::MAX),
+                    2 => uniform_below(&mut rng, exact_to.saturating_add(1)),
+                    3 => exact_to.saturating_add(uniform_below(&mut rng, 1 << 40)),
                     _ => uniform_below(&mut rng, 1 << 20)
                         .saturating_mul(bin)
                         .saturating_sub(1),

@@ -32,7 +32,7 @@ pub use work::{Latency, Work};
 
 use rayon::prelude::*;
 
-use crate::metrics::{Histogram, Tally, WindowCursor, Windows};
+use crate::metrics::{Histogram, Tally, Totals, WindowCursor, Windows};
 use crate::policy::control::Controls;
 use crate::policy::{Decision, Policy, Strategy};
 use crate::rng::{ClientRng, ClientSeeds};
@@ -366,12 +366,24 @@ struct Run<'a, F, O = NoTrace> {
     first_id: u32,
     /// Finds each request's window.
     windows: F,
+    /// The histograms (counted as the run goes) and, once the run is dropped, `totals`.
     tally: &'a mut Tally,
+    /// The counts and first and last times, kept out of `tally` while the run goes.
+    totals: Totals,
     trace: O,
+}
+
+impl<F, O> Drop for Run<'_, F, O> {
+    /// Adds the totals to the tally: a tally is complete once its run is dropped.
+    #[inline]
+    fn drop(&mut self) {
+        self.totals.add_to(self.tally);
+    }
 }
 
 impl<'a, F: FindWindow, O: Observer> Run<'a, F, O> {
     /// The shared state of clients `first_id..first_id + clients` of `spec`.
+    #[inline]
     fn new(spec: &RunSpec, first_id: u32, clients: u32, tally: &'a mut Tally, trace: O) -> Self {
         Run {
             policy: spec.policy,
@@ -389,8 +401,23 @@ impl<'a, F: FindWindow, O: Observer> Run<'a, F, O> {
             first_id,
             windows: F::over(&tally.retries),
             tally,
+            totals: Totals::default(),
             trace,
         }
+    }
+
+    /// Counts a request at `time` in `window`: a retry or not, served or refused.
+    #[inline(always)]
+    fn count_request(&mut self, time: SimTime, window: usize, retry: bool, served: bool) {
+        self.tally.request_windows(window, retry, served);
+        self.totals.request(time, retry, served);
+    }
+
+    /// Counts client `id` stopping at `t`: `completed` when its work is done, else it gave up.
+    #[inline(always)]
+    fn count_finish(&mut self, t: SimTime, id: u32, completed: bool) {
+        self.tally.client_finished(id, t);
+        self.totals.finish(t, completed);
     }
 
     /// A client's first state: its first item taken (from the pool, if shared).
@@ -466,7 +493,7 @@ impl<'a, F: FindWindow, O: Observer> Run<'a, F, O> {
         let window = self.windows.window_of(time);
         match response {
             Response::Served => {
-                self.tally.request_in_window(time, window, retry, true);
+                self.count_request(time, window, retry, true);
                 client.retries_made = 0;
                 client.previous.set(self.policy.backoff.base);
                 let more = self.more_work(client);
@@ -478,7 +505,7 @@ impl<'a, F: FindWindow, O: Observer> Run<'a, F, O> {
                     Next::Done,
                 );
                 if !more {
-                    self.tally.finish(time + round_trip, client.id, true);
+                    self.count_finish(time + round_trip, client.id, true);
                     return None;
                 }
                 Some(
@@ -488,7 +515,7 @@ impl<'a, F: FindWindow, O: Observer> Run<'a, F, O> {
                 )
             }
             Response::Refused(mut hints) => {
-                self.tally.request_in_window(time, window, retry, false);
+                self.count_request(time, window, retry, false);
                 let round_trip = X::answer_delay(&self.latency, &self.network, &mut client.rng);
                 // The reset is announced as an instant; by the time the client reads it, one
                 // round trip of it has passed. Retry-After counts from the reading.
@@ -523,8 +550,7 @@ impl<'a, F: FindWindow, O: Observer> Run<'a, F, O> {
                             Outcome::Refused,
                             Next::GaveUp,
                         );
-                        self.tally.gave_up += 1;
-                        self.tally.finish(time + round_trip, client.id, false);
+                        self.count_finish(time + round_trip, client.id, false);
                         None
                     }
                 }
@@ -650,6 +676,8 @@ fn event_queue_loop<W: PreviousWait, X: Exchange, O: Observer>(spec: &RunSpec, t
             });
         }
     }
+    // Dropping the run adds its totals to the tally.
+    drop(run);
     tally.window_starts = server.window_starts();
     tally
 }
@@ -793,6 +821,7 @@ fn block_loop<O: Observer>(
             }
         }
     }
+    drop(run);
     tally
 }
 

@@ -117,15 +117,13 @@ impl<'a, F: FindWindow, O: Observer> Tabs<'a, F, O> {
     ) -> Option<SimTime> {
         let run = &mut self.run;
         let window = run.windows.window_of(time);
-        run.tally
-            .request_in_window(time, window, c.client.retries_made > 0, false);
+        run.count_request(time, window, c.client.retries_made > 0, false);
         let read = time + run.latency.draw(&mut c.client.rng);
         self.rules.note(time, read, &c.tab, &mut c.reading, hints);
         let attempt = c.client.retries_made;
         if attempt >= self.run.policy.max_retries {
             self.observe(c, attempt, time, read, Next::GaveUp);
-            self.run.tally.gave_up += 1;
-            self.run.tally.finish(read, c.client.id, false);
+            self.run.count_finish(read, c.client.id, false);
             return None;
         }
         if self.rules.pauses(&mut c.tab, read) {
@@ -168,8 +166,7 @@ impl<'a, F: FindWindow, O: Observer> Tabs<'a, F, O> {
                 }
             }
             Decision::GiveUp => {
-                self.run.tally.gave_up += 1;
-                self.run.tally.finish(now, client.id, false);
+                self.run.count_finish(now, client.id, false);
                 (None, Next::GaveUp)
             }
         }
@@ -225,6 +222,8 @@ fn event_queue_loop<W: PreviousWait, O: Observer>(spec: &RunSpec, trace: O) -> T
         }
     }
     let counts = tabs.rules.counts;
+    // Dropping the run adds its totals to the tally.
+    drop(tabs);
     tally.browser = Some(counts);
     tally.window_starts = server.window_starts();
     tally
@@ -274,6 +273,8 @@ fn block_loop<W: PreviousWait, O: Observer>(
         }
     }
     let counts = tabs.rules.counts;
+    // Dropping the run adds its totals to the tally.
+    drop(tabs);
     tally.browser = Some(counts);
     tally
 }

@@ -128,6 +128,8 @@ fn run_one(s: &RunSpec, tab: Tab) -> Tally {
         assert!(events < 100, "runaway");
     }
     let counts = tabs.rules.counts;
+    // Dropping the run adds its totals to the tally.
+    drop(tabs);
     tally.browser = Some(counts);
     tally
 }
