@@ -7,9 +7,9 @@
 #   4. redraws the timeline for the client the address picks (`#client=7&run=1`): the DOM
 #      then shows that client's attempts, as many as the run's --trace has for it;
 # and opens a sweep's page (`herd-sim sweep --html`), a boundary search's (`herd-sim
-# boundary --html`) and a tune's (`herd-sim tune --html`): no console error, their tables cell
-# for cell the sweep's CSV and the search's and the tune's JSON, their SVG charts drawn to a
-# screenshot that is not blank.
+# boundary --html`), a phase diagram's (the same over two axes) and a tune's (`herd-sim tune
+# --html`): no console error, their tables cell for cell the sweep's CSV and the searches' and
+# the tune's JSON, their SVG charts drawn to a screenshot that is not blank.
 #
 #   scripts/html-chromium.sh          (CI=true installs chromium with apt-get when missing)
 #
@@ -39,6 +39,9 @@ sweep=(sweep --clients 10,100,1000 --strategy full-jitter,exponential --seeds 2)
 "$herd" "${sweep[@]}" --html "$work/sweep.html" --out "$work/sweep.csv"
 search=(boundary --config configs/collapse-spike.toml --axis spike-rate --range 40..120 --seeds 4 --tolerance 10% --quiet)
 "$herd" "${search[@]}" --html "$work/boundary.html" --out "$work/boundary.json" --format json
+plane=(boundary --config configs/collapse-spike.toml --axis spike-rate --range 40..120 --axis spike-duration --range 1s..15s
+    --strategy naive --seeds 3 --tolerance 10% --max-runs 300 --quiet)
+"$herd" "${plane[@]}" --html "$work/plane.html" --out "$work/plane.json" --format json
 tune=(tune --config configs/tune/grpc-throttling.toml --chart-x amplification@down --chart-y goodput_pct@flaky --quiet)
 "$herd" "${tune[@]}" --html "$work/tune.html" --out "$work/tune.json" --format json
 
@@ -58,6 +61,9 @@ chrome --screenshot="$work/boundary-shot.png" --window-size=1200,1600 --hide-scr
     "file://$work/boundary.html" > /dev/null 2>> "$work/sweep-console.txt"
 chrome --screenshot="$work/sweep-shot.png" --window-size=1200,2400 --hide-scrollbars \
     "file://$work/sweep.html" > /dev/null 2>> "$work/sweep-console.txt"
+chrome --dump-dom "file://$work/plane.html" > "$work/plane-dom.html" 2>> "$work/sweep-console.txt"
+chrome --screenshot="$work/plane-shot.png" --window-size=1200,1600 --hide-scrollbars \
+    "file://$work/plane.html" > /dev/null 2>> "$work/sweep-console.txt"
 chrome --dump-dom "file://$work/tune.html" > "$work/tune-dom.html" 2>> "$work/sweep-console.txt"
 chrome --screenshot="$work/tune-shot.png" --window-size=1200,1600 --hide-scrollbars \
     "file://$work/tune.html" > /dev/null 2>> "$work/sweep-console.txt"
@@ -212,6 +218,35 @@ if boundary_cells < 20:
     fail.append(f"only {boundary_cells} boundary cells found")
 not_blank(f"{work}/boundary-shot.png", {"blue": bytes.fromhex("0072B2"), "orange": bytes.fromhex("E69F00")}, "boundary page's")
 
+# The phase diagram's page: each case's runs and stop, every cell (both values under the
+# axes' names) and every contour square are the JSON's; the heat map drawn (the scale's blue
+# at 0 and red at 1).
+pdom = open(f"{work}/plane-dom.html", encoding="utf-8").read()
+pjson = json.load(open(f"{work}/plane.json"))
+names = [a["name"] for a in pjson["axes"]]
+plane_cells = 0
+def compare(what, rows, records, want):
+    global plane_cells
+    if len(rows) != len(records):
+        fail.append(f"{len(rows)} {what} rows in the phase page's DOM, {len(records)} in its JSON")
+    for row, record in zip(rows, records):
+        for key, cell in row[1:]:
+            if cell != want(record, key):
+                fail.append(f"phase {what} {key}: DOM {cell!r}, JSON {want(record, key)!r}")
+            plane_cells += 1
+presults = pjson["results"]
+compare("case", dom_rows(pdom, "summary"), presults,
+        lambda r, key: str(len(r[key])) if key in ("cells", "contour") else text(r[key]))
+compare("cell", dom_rows(pdom, "cells"), [c for r in presults for c in r["cells"]],
+        lambda c, key: text(c["values"][names.index(key)] if key in names else c[key]))
+def corner(q, key):
+    end, name = key.split(" ", 1)
+    return text(q[end][names.index(name)])
+compare("contour", dom_rows(pdom, "contour"), [q for r in presults for q in r["contour"]], corner)
+if plane_cells < 300:
+    fail.append(f"only {plane_cells} phase page cells found")
+not_blank(f"{work}/plane-shot.png", {"scale blue": bytes.fromhex("4575B4"), "scale red": bytes.fromhex("D73027")}, "phase page's")
+
 # The tune's page: each frontier point's figures are the JSON's; the frontier drawn (blue
 # points, the vermillion ring).
 tdom = open(f"{work}/tune-dom.html", encoding="utf-8").read()
@@ -258,5 +293,6 @@ print(f"html-chromium: {checked} summary cells equal the JSON's, client 7's {wan
       f"screenshot {width}x{height} with {len(colours)} colours, no console error; "
       f"the sweep's page: {sweep_cells} cells equal the CSV's, {charts} charts drawn; "
       f"the boundary page: {boundary_cells} cells equal the JSON's, its curve drawn; "
+      f"the phase page: {plane_cells} cells equal the JSON's, its heat map drawn; "
       f"the tune page: {tune_cells} cells equal the JSON's, {chosen} recommended, its frontier drawn; no console error")
 PY

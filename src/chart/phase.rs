@@ -67,6 +67,27 @@ pub fn colour(p: f64) -> RGBColor {
     RGBColor(mix(a.0, b.0), mix(a.1, b.1), mix(a.2, b.2))
 }
 
+/// The heat map's scale in words, its colours read off [`colour`]: a page states it beside
+/// the Okabe–Ito palette of the other charts. The claim on colour-vision deficiencies is the
+/// simulation the tests run (`the_scale_stays_apart_under_simulated_colour_vision_deficiencies`).
+pub fn scale_words() -> String {
+    let hex = |p: f64| {
+        let c = colour(p);
+        super::palette::hex((c.0, c.1, c.2))
+    };
+    format!(
+        "the heat map has its own scale, not the Okabe–Ito palette of the other charts: {} \
+         (blue) at a collapse probability of 0, {} (pale yellow) at 0.5 and {} (red) at 1, \
+         mixed linearly between them, three colours of ColorBrewer's RdYlBu scheme, which \
+         ColorBrewer lists as colour-blind safe; under simulated protanopia, deuteranopia and \
+         tritanopia (Machado, Oliveira and Fernandes 2009) the colours of 0, 0.5 and 1 stay at \
+         least 50 ΔE*ab apart. The evaluated cells are dark grey dots, the contour is black",
+        hex(0.0),
+        hex(0.5),
+        hex(1.0)
+    )
+}
+
 impl PhaseChart {
     /// The chart of `report`: every case's cells and contour, in the axes' units.
     pub fn from_report(report: &PlaneReport) -> PhaseChart {
@@ -295,6 +316,90 @@ mod tests {
         assert_eq!(colour(0.5), RGBColor(255, 255, 191));
         assert_eq!(colour(1.0), RGBColor(215, 48, 39));
         assert_eq!(colour(0.25), RGBColor(162, 186, 186));
+    }
+
+    /// `c` as seen with a dichromacy: Machado, Oliveira and Fernandes's matrix of severity 1
+    /// ("A physiologically-based model for simulation of color vision deficiency", IEEE TVCG
+    /// 15(6), 2009) on linear sRGB, then CIE L*a*b* (D65).
+    fn seen(c: RGBColor, m: [[f64; 3]; 3]) -> [f64; 3] {
+        let linear = |v: u8| {
+            let v = f64::from(v) / 255.0;
+            if v <= 0.04045 {
+                v / 12.92
+            } else {
+                ((v + 0.055) / 1.055).powf(2.4)
+            }
+        };
+        let rgb = [linear(c.0), linear(c.1), linear(c.2)];
+        let [r, g, b] =
+            m.map(|row| (row[0] * rgb[0] + row[1] * rgb[1] + row[2] * rgb[2]).clamp(0.0, 1.0));
+        let (x, y, z) = (
+            (0.4124 * r + 0.3576 * g + 0.1805 * b) / 0.95047,
+            0.2126 * r + 0.7152 * g + 0.0722 * b,
+            (0.0193 * r + 0.1192 * g + 0.9505 * b) / 1.08883,
+        );
+        let f = |t: f64| {
+            if t > 0.008856 {
+                t.cbrt()
+            } else {
+                7.787 * t + 16.0 / 116.0
+            }
+        };
+        [
+            116.0 * f(y) - 16.0,
+            500.0 * (f(x) - f(y)),
+            200.0 * (f(y) - f(z)),
+        ]
+    }
+
+    #[test]
+    fn the_scale_stays_apart_under_simulated_colour_vision_deficiencies() {
+        let simulations = [
+            (
+                "protanopia",
+                [
+                    [0.152286, 1.052583, -0.204868],
+                    [0.114503, 0.786281, 0.099216],
+                    [-0.003882, -0.048116, 1.051998],
+                ],
+            ),
+            (
+                "deuteranopia",
+                [
+                    [0.367322, 0.860646, -0.227968],
+                    [0.280085, 0.672501, 0.047413],
+                    [-0.011820, 0.042940, 0.968881],
+                ],
+            ),
+            (
+                "tritanopia",
+                [
+                    [1.255528, -0.076749, -0.178779],
+                    [-0.078411, 0.930809, 0.147602],
+                    [0.004733, 0.691367, 0.303900],
+                ],
+            ),
+        ];
+        let distance = |a: [f64; 3], b: [f64; 3]| {
+            ((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2) + (a[2] - b[2]).powi(2)).sqrt()
+        };
+        for (name, m) in simulations {
+            // The page's claim: 0, 0.5 and 1 at least 50 apart.
+            let ends = [0.0, 0.5, 1.0].map(|p| seen(colour(p), m));
+            for (i, j) in [(0, 1), (1, 2), (0, 2)] {
+                let d = distance(ends[i], ends[j]);
+                assert!(d >= 50.0, "{name}: {i} and {j} are {d:.1} apart");
+            }
+            // And no tenth of the scale looks like the next.
+            for k in 0..10 {
+                let d = distance(
+                    seen(colour(k as f64 / 10.0), m),
+                    seen(colour((k + 1) as f64 / 10.0), m),
+                );
+                assert!(d >= 9.0, "{name}: tenth {k} is {d:.1} from the next");
+            }
+        }
+        assert!(scale_words().contains("#4575B4 (blue) at a collapse probability of 0, #FFFFBF"));
     }
 
     #[test]

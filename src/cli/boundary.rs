@@ -98,7 +98,8 @@ pub struct BoundaryArgs {
     pub svg: Option<PathBuf>,
 
     /// One self-contained HTML page of the search (`-`: stdout): the question, each case's
-    /// boundary and points, the probability curve as inline SVG, the command and config.
+    /// boundary and points (two axes: its cells and contour), the probability curve (the
+    /// phase diagram) as inline SVG, the command and config.
     #[arg(long, value_name = "PATH")]
     pub html: Option<PathBuf>,
 

@@ -1,6 +1,6 @@
 //! `--html PATH`, the binary's side: gathers what a page shows (a run's JSON and table
 //! outputs, its chart as SVG, the attempts of a small run; a sweep's rows; a boundary search's
-//! JSON and curve; a tune's JSON, frontier and files; the command and the config that
+//! JSON and curve, or its phase diagram over two axes; a tune's JSON, frontier and files; the command and the config that
 //! reproduce them) and hands it to [`herd_sim::report::html`], which builds the
 //! page.
 
@@ -151,19 +151,41 @@ pub fn boundary_page(
 ) -> anyhow::Result<Vec<u8>> {
     let json = String::from_utf8(report.serialize(herd_sim::boundary::export::Format::Json))?;
     let chart = herd_sim::chart::boundary::svg(report)?;
+    search_page(args, &json, &chart, html::render_boundary)
+}
+
+/// The page of a finished boundary search over two axes: `chart` is its phase diagram.
+pub fn phase_page(
+    args: &super::BoundaryArgs,
+    report: &herd_sim::boundary::plane::PlaneReport,
+    chart: &herd_sim::chart::phase::PhaseChart,
+) -> anyhow::Result<Vec<u8>> {
+    let json = String::from_utf8(report.serialize(herd_sim::boundary::export::Format::Json))?;
+    let chart = chart.svg(None)?;
+    search_page(args, &json, &chart, html::render_phase)
+}
+
+/// A search's page by `render`, from its JSON and chart: the seed, the command and the
+/// scenario as a config file added.
+fn search_page(
+    args: &super::BoundaryArgs,
+    json: &str,
+    chart: &str,
+    render: fn(&html::BoundaryPage<'_>) -> Result<String, serde_json::Error>,
+) -> anyhow::Result<Vec<u8>> {
     let mut base = args.spec()?.base;
     let seed = base.seed.unwrap_or(DEFAULT_SEED);
     base.seed = Some(seed);
     let config = toml::to_string(&base)?;
     let command = command(seed);
     let page = html::BoundaryPage {
-        json: &json,
-        chart: &chart,
+        json,
+        chart,
         command: &command,
         seed,
         config: &config,
     };
-    Ok(html::render_boundary(&page)?.into_bytes())
+    Ok(render(&page)?.into_bytes())
 }
 
 /// The page of a finished tune: `text` is the tune file as given, `axes` the frontier chart's

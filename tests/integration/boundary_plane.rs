@@ -1,29 +1,34 @@
 //! `herd-sim boundary` over two axes: the same bytes for any thread count, every cell the
 //! sweep's rows of both values, the contour's squares between cells either side of the level,
-//! and bad input (an axis twice, three axes, ranges not matching axes, --curve, --band) one `error:`
-//! line, exit 2, nothing written.
+//! and bad input (an axis twice, three axes, ranges not matching axes, --curve, --band, a page
+//! on another output's file or on standard output beside the report) one `error:` line, exit 2,
+//! nothing written.
 
 use std::fs;
 
 use crate::{herd_sim_ok, refused_in_one_line};
 
-fn config() -> String {
+pub(crate) fn config() -> String {
     format!("{}/configs/collapse-spike.toml", env!("CARGO_MANIFEST_DIR"))
 }
 
-fn plane_args<'a>(config: &'a str, format: &'a str, threads: &'a str) -> Vec<&'a str> {
-    vec![
-        "boundary",
-        "--config",
-        config,
-        "--axis",
-        "spike-rate",
-        "--range",
-        "40..120",
-        "--axis",
-        "spike-duration",
-        "--range",
-        "1s..15s",
+/// The guide's spike over its rate and its length.
+const AXES: [&str; 8] = [
+    "--axis",
+    "spike-rate",
+    "--range",
+    "40..120",
+    "--axis",
+    "spike-duration",
+    "--range",
+    "1s..15s",
+];
+
+/// A small phase diagram of `config`: one case, 3 seeds a batch, at most 300 runs.
+pub(crate) fn plane_args<'a>(config: &'a str, format: &'a str, threads: &'a str) -> Vec<&'a str> {
+    let mut args = vec!["boundary", "--config", config];
+    args.extend(AXES);
+    args.extend([
         "--strategy",
         "naive",
         "--seeds",
@@ -36,7 +41,8 @@ fn plane_args<'a>(config: &'a str, format: &'a str, threads: &'a str) -> Vec<&'a
         format,
         "--threads",
         threads,
-    ]
+    ]);
+    args
 }
 
 #[test]
@@ -171,20 +177,7 @@ fn bad_two_axis_input_is_one_line_naming_the_flag() {
         "error: invalid --range 15s..1s: LO is not below HI",
     );
     refused(
-        &[
-            "--axis",
-            "spike-rate",
-            "--range",
-            "40..120",
-            "--axis",
-            "spike-duration",
-            "--range",
-            "1s..15s",
-            "--seeds",
-            "10",
-            "--max-runs",
-            "200",
-        ],
+        &[&AXES[..], &["--seeds", "10", "--max-runs", "200"]].concat(),
         "error: invalid --max-runs 200: fewer than the 250 runs of the 5 x 5 coarse grid",
     );
     refused(
@@ -201,20 +194,30 @@ fn bad_two_axis_input_is_one_line_naming_the_flag() {
         ],
         "error: invalid --band with two axes: the vulnerable band is a range of one load axis",
     );
+    // A page may not share a file with another output, nor standard output with the report.
+    let svg = dir.path().join("phase.svg");
+    let svg = svg.to_str().unwrap();
     refused(
+        &[&AXES[..], &["--html", out]].concat(),
+        &format!(
+            "error: invalid --html: {out}; --out writes there too; accepted: a path no other output"
+        ),
+    );
+    refused(
+        &[&AXES[..], &["--svg", svg, "--html", svg]].concat(),
+        &format!("error: invalid --html: {svg}; --svg writes there too"),
+    );
+    let line = refused_in_one_line(
         &[
-            "--axis",
-            "spike-rate",
-            "--range",
-            "40..120",
-            "--axis",
-            "spike-duration",
-            "--range",
-            "1s..15s",
-            "--html",
-            dir.path().join("phase.html").to_str().unwrap(),
-        ],
-        "error: invalid --html",
+            &["boundary", "--config", config.as_str()][..],
+            &AXES,
+            &["--html", "-"],
+        ]
+        .concat(),
+    );
+    assert!(
+        line.starts_with("error: invalid --html: -; --out writes there too"),
+        "{line}"
     );
     assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 0);
 }

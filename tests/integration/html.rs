@@ -7,7 +7,7 @@ use std::fs;
 use crate::{herd_sim_ok, refused_in_one_line};
 
 /// The `data-key` cells of the page's summary table, row by row.
-fn summary_cells(page: &str) -> Vec<Vec<(String, String)>> {
+pub(crate) fn summary_cells(page: &str) -> Vec<Vec<(String, String)>> {
     let table = page
         .split("<table id=\"summary\">")
         .nth(1)
@@ -163,7 +163,7 @@ fn html_on_standard_output_beside_the_report_is_refused() {
 }
 
 /// The text of the `<pre id="ID">` block of a page, unescaped.
-fn pre_block(page: &str, id: &str) -> String {
+pub(crate) fn pre_block(page: &str, id: &str) -> String {
     page.split(&format!("<pre id=\"{id}\">"))
         .nth(1)
         .unwrap()
@@ -185,16 +185,7 @@ fn sweep_page(args: &[&str], dir: &std::path::Path, name: &str) -> (String, Stri
     let mut all = vec!["sweep"];
     all.extend(args);
     all.extend(["--html", "page.html", "--out", "rows.csv"]);
-    let out = crate::herd_sim()
-        .args(&all)
-        .current_dir(&here)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    crate::herd_sim_ok_in(&here, &all);
     (
         fs::read_to_string(here.join("page.html")).unwrap(),
         fs::read_to_string(here.join("rows.csv")).unwrap(),
@@ -301,7 +292,7 @@ fn a_sweeps_page_is_refused_in_one_line_where_it_cannot_be_whole() {
 }
 
 /// The `data-key` cells of the page's table `id`, row by row.
-fn table_cells(page: &str, id: &str) -> Vec<Vec<(String, String)>> {
+pub(crate) fn table_cells(page: &str, id: &str) -> Vec<Vec<(String, String)>> {
     let after = page.split(&format!("<table id=\"{id}\">")).nth(1).unwrap();
     summary_cells(&format!("<table id=\"summary\">{after}"))
 }
@@ -415,16 +406,7 @@ fn tune_page(args: &[&str], dir: &std::path::Path, name: &str) -> String {
     let mut all = vec!["tune"];
     all.extend(args);
     all.extend(["--html", "page.html", "--out", "/dev/null"]);
-    let out = crate::herd_sim()
-        .args(&all)
-        .current_dir(&here)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    crate::herd_sim_ok_in(&here, &all);
     fs::read_to_string(here.join("page.html")).unwrap()
 }
 

@@ -21,6 +21,7 @@ mod fuzz;
 mod hardening;
 mod help;
 mod html;
+mod html_phase;
 mod incidents;
 mod limiter;
 mod lint;
@@ -48,7 +49,17 @@ pub fn herd_sim() -> cmd::Command {
 
 /// Runs `herd-sim` with `args`, which must succeed, and returns its standard output.
 pub fn herd_sim_ok(args: &[&str]) -> Vec<u8> {
-    let out = herd_sim().args(args).output().unwrap();
+    succeeded(herd_sim().args(args), args)
+}
+
+/// [`herd_sim_ok`] in the folder `dir`: relative paths among `args` are its.
+pub fn herd_sim_ok_in(dir: &std::path::Path, args: &[&str]) -> Vec<u8> {
+    succeeded(herd_sim().args(args).current_dir(dir), args)
+}
+
+/// The standard output of `command` (run with `args`), which must succeed.
+fn succeeded(command: &mut cmd::Command, args: &[&str]) -> Vec<u8> {
+    let out = command.output().unwrap();
     assert!(
         out.status.success(),
         "{args:?}: {}",

@@ -4,7 +4,8 @@
 use herd_sim::boundary::plane::PlanePlan;
 use herd_sim::boundary::BoundarySpec;
 use herd_sim::chart::phase::PhaseChart;
-use herd_sim::config::{check_work, ConfigError};
+use herd_sim::config::check_work;
+use herd_sim::output::OutputFile;
 use herd_sim::sweep;
 
 use crate::cli::outputs::{commit, create_output, progress_bar};
@@ -45,7 +46,18 @@ pub fn boundary(args: BoundaryArgs) -> anyhow::Result<()> {
         Some(file) => Some((file, crate::cli::html::boundary_page(&args, &report)?)),
         None => None,
     };
-    commit(out, &report.serialize(args.format.into()))?;
+    write_all(out, &report.serialize(args.format.into()), pictures, page)
+}
+
+/// Writes the report, then the pictures, then the page, each whole: called once every byte is
+/// made.
+fn write_all(
+    out: OutputFile,
+    report: &[u8],
+    pictures: Vec<(OutputFile, Vec<u8>)>,
+    page: Option<(OutputFile, Vec<u8>)>,
+) -> anyhow::Result<()> {
+    commit(out, report)?;
     for (file, bytes) in pictures {
         commit(file, &bytes)?;
     }
@@ -56,24 +68,14 @@ pub fn boundary(args: BoundaryArgs) -> anyhow::Result<()> {
 }
 
 /// `herd-sim boundary` with two axes: validate, open the outputs, search with a progress bar of
-/// runs spent, make every byte (the report, the heat maps), then write them.
+/// runs spent, make every byte (the report, the heat maps, the page), then write them.
 pub fn boundary_plane(args: &BoundaryArgs, spec: BoundarySpec) -> anyhow::Result<()> {
-    if let Some(path) = &args.html {
-        // Refused rather than ignored: the page of a phase diagram is not made yet.
-        return Err(ConfigError::Invalid {
-            field: "--html",
-            value: path.display().to_string(),
-            accepted: "accepted: --html with one --axis; a phase diagram's page is not made yet, \
-                       its heat map is drawn by --png or --svg"
-                .into(),
-        }
-        .into());
-    }
     let plan = PlanePlan::new(spec)?;
     let note = check_work(plan.work_estimate(), "boundary search", args.yes)?;
     let pool = sweep::thread_pool(args.threads.map(|n| n as usize))?;
     let charts = args.charts()?;
     let out = create_output(&args.out)?;
+    let html = args.html.as_deref().map(create_output).transpose()?;
     let charts = charts
         .into_iter()
         .map(|(path, format)| Ok((create_output(path)?, format)))
@@ -90,9 +92,9 @@ pub fn boundary_plane(args: &BoundaryArgs, spec: BoundarySpec) -> anyhow::Result
         .into_iter()
         .map(|(file, format)| Ok((file, chart.render(format, args.chart_size)?)))
         .collect::<anyhow::Result<Vec<_>>>()?;
-    commit(out, &report.serialize(args.format.into()))?;
-    for (file, bytes) in pictures {
-        commit(file, &bytes)?;
-    }
-    Ok(())
+    let page = match html {
+        Some(file) => Some((file, crate::cli::html::phase_page(args, &report, &chart)?)),
+        None => None,
+    };
+    write_all(out, &report.serialize(args.format.into()), pictures, page)
 }

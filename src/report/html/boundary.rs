@@ -17,7 +17,8 @@ use super::Skeleton;
 pub struct BoundaryPage<'a> {
     /// The search's JSON output (`--format json`).
     pub json: &'a str,
-    /// The probability curve, an SVG document.
+    /// The chart, an SVG document: the probability curve, or the phase diagram of a search
+    /// over two axes.
     pub chart: &'a str,
     /// The command that reproduces the search.
     pub command: &'a str,
@@ -41,15 +42,16 @@ pub fn cell(value: Option<&RawValue>) -> String {
     }
 }
 
-type Object = HashMap<String, Box<RawValue>>;
+/// A JSON object, its values in their own text.
+pub(super) type Object = HashMap<String, Box<RawValue>>;
 
 #[derive(serde::Deserialize)]
-struct Results {
-    results: Vec<Object>,
+pub(super) struct Results {
+    pub(super) results: Vec<Object>,
 }
 
 /// A result's case: its strategy and the values of its other lists.
-fn case(result: &Object) -> String {
+pub(super) fn case(result: &Object) -> String {
     let mut name = cell(result.get("strategy").map(AsRef::as_ref));
     let with: BTreeMap<String, Box<RawValue>> = result
         .get("with")
@@ -64,21 +66,25 @@ fn case(result: &Object) -> String {
 /// A table: its header and rows.
 pub type Table = (Vec<String>, Vec<Vec<String>>);
 
+/// A table's header: `case`, then `names`.
+pub(super) fn columns(names: &[&str]) -> Vec<String> {
+    std::iter::once("case".to_string())
+        .chain(names.iter().map(|s| s.to_string()))
+        .collect()
+}
+
+/// A row of case `name`: `object`'s values of `keys`, in order.
+pub(super) fn row(name: &str, object: &Object, keys: &[&str]) -> Vec<String> {
+    std::iter::once(name.to_string())
+        .chain(keys.iter().map(|k| cell(object.get(*k).map(AsRef::as_ref))))
+        .collect()
+}
+
 /// The boundaries table (a row a case) and the points table (a row a point of a case).
 pub fn tables(json: &str) -> Result<[Table; 2], serde_json::Error> {
     let results = serde_json::from_str::<Results>(json)?.results;
-    let columns = |names: &[&str]| -> Vec<String> {
-        std::iter::once("case".to_string())
-            .chain(names.iter().map(|s| s.to_string()))
-            .collect()
-    };
     const CASE: [&str; 5] = ["boundary", "boundary_low", "boundary_high", "runs", "stop"];
     const POINT: [&str; 6] = ["value", "seeds", "collapsed", "p", "p_low", "p_high"];
-    let row = |name: &str, object: &Object, keys: &[&str]| -> Vec<String> {
-        std::iter::once(name.to_string())
-            .chain(keys.iter().map(|k| cell(object.get(*k).map(AsRef::as_ref))))
-            .collect()
-    };
     let mut cases = Vec::new();
     let mut points = Vec::new();
     for result in &results {
@@ -101,20 +107,35 @@ pub fn render_boundary(page: &BoundaryPage<'_>) -> Result<String, serde_json::Er
     let text = |key: &str| cell(json.get(key).map(AsRef::as_ref));
     let [(case_header, cases), (point_header, points)] = tables(page.json)?;
     let mut out = Skeleton::start("herd-sim boundary");
-    out.scenario(&format!(
-        "Where the collapse probability crosses {} along {} ({}), for {} {}: {}.",
-        text("level"),
-        text("axis"),
-        text("unit"),
-        cases.len(),
-        if cases.len() == 1 { "case" } else { "cases" },
-        text("method")
-    ));
+    let along = format!("along {} ({})", text("axis"), text("unit"));
+    question(&mut out, &json, &along, cases.len());
     out.heading("Boundaries");
     out.table("summary", &case_header, &cases);
     out.charts(&[page.chart.as_bytes().to_vec()]);
     out.heading("Points");
     out.table("points", &point_header, &points);
+    rules_and_reproduce(&mut out, &json, page);
+    out.colophon("one colour a case, in the palette's order");
+    out.data("boundary-json", "application/json", page.json);
+    Ok(out.finish())
+}
+
+/// The question in words: where the collapse probability crosses the level `along` the axes,
+/// for `cases` cases, and the method.
+pub(super) fn question(out: &mut Skeleton, json: &Object, along: &str, cases: usize) {
+    let text = |key: &str| cell(json.get(key).map(AsRef::as_ref));
+    out.scenario(&format!(
+        "Where the collapse probability crosses {} {along}, for {cases} {}: {}.",
+        text("level"),
+        if cases == 1 { "case" } else { "cases" },
+        text("method")
+    ));
+}
+
+/// The sections both searches' pages end with: the verdict and seed rules, then the command,
+/// the seed and the scenario as a config file.
+pub(super) fn rules_and_reproduce(out: &mut Skeleton, json: &Object, page: &BoundaryPage<'_>) {
+    let text = |key: &str| cell(json.get(key).map(AsRef::as_ref));
     out.heading("Rules");
     out.paragraph(&format!("Verdict: {}", text("verdict_rule")));
     out.paragraph(&format!("Seeds: {}", text("seed_rule")));
@@ -124,9 +145,6 @@ pub fn render_boundary(page: &BoundaryPage<'_>) -> Result<String, serde_json::Er
         "The scenario as a config file (the command's <code>--config</code>):",
         page.config,
     );
-    out.colophon("one colour a case, in the palette's order");
-    out.data("boundary-json", "application/json", page.json);
-    Ok(out.finish())
 }
 
 #[cfg(test)]

@@ -1,6 +1,6 @@
 //! `--html PATH`: results as one self-contained HTML page a reviewer opens without tools, for
-//! a run ([`run`]), a sweep ([`sweep`]), a boundary search ([`boundary`]) and a tune
-//! ([`tune`]). No network and no external asset: the style, the
+//! a run ([`run`]), a sweep ([`sweep`]), a boundary search ([`boundary`]), a phase diagram
+//! (a boundary search over two axes, [`phase`]) and a tune ([`tune`]). No network and no external asset: the style, the
 //! charts (inline SVG, drawn by [`crate::chart`]), the font their text uses (the binary's
 //! DejaVu Sans as a data URL, so the page does not depend on the viewer's fonts) and the data
 //! are all in the file.
@@ -12,9 +12,11 @@
 //! print, and keep their text selectable.
 //!
 //! Colours are the Okabe–Ito palette ([`crate::chart::palette`]), the charts' own, safe for the common
-//! colour-vision deficiencies. Pure: the same inputs give the same bytes.
+//! colour-vision deficiencies; the phase diagram's heat map has its own scale, which its page
+//! states ([`crate::chart::phase::scale_words`]). Pure: the same inputs give the same bytes.
 
 pub mod boundary;
+pub mod phase;
 pub mod run;
 pub mod sweep;
 pub mod tune;
@@ -24,6 +26,7 @@ use std::fmt::Write;
 use crate::chart::palette;
 
 pub use self::boundary::{render_boundary, BoundaryPage};
+pub use self::phase::render_phase;
 pub use self::run::{render, summary_rows, HtmlPage, TIMELINE_ATTEMPTS_MAX, TIMELINE_CLIENTS_MAX};
 pub use self::sweep::{render_sweep, SweepPage, SWEEP_ROWS_MAX};
 pub use self::tune::{render_tune, TunePage};
@@ -217,10 +220,16 @@ impl Skeleton {
 
     /// The palette and the version.
     pub fn colophon(&mut self, colours: &str) {
+        self.colophon_colours(&format!(
+            "the Okabe–Ito palette ({colours}), safe for the common colour-vision deficiencies"
+        ));
+    }
+
+    /// The colours as `words` say them (markup, escaped already), and the version.
+    pub fn colophon_colours(&mut self, words: &str) {
         let _ = writeln!(
             self.out,
-            "<p>Colours: the Okabe–Ito palette ({colours}), safe for the common colour-vision \
-             deficiencies. Written by herd-sim {}.</p>",
+            "<p>Colours: {words}. Written by herd-sim {}.</p>",
             env!("CARGO_PKG_VERSION")
         );
     }
