@@ -53,6 +53,13 @@
 //! One run after the two changes above and the reference's lanes (docs/performance.md
 //! quotes it), on the quiet machine: engine 5.26 M attempts/s, reference 13.6 M/s (2.6× the
 //! engine), peer 0.275 M/s (engine 19×, reference 49×); 4.41 events handled an attempt.
+//!
+//! Then the reference's own shortcut, in the engine: the same count on main, 161.1 M, then
+//! - a first-come first-served server's answers known at arrival (`engine::calls::known`):
+//!   no completion and no answer is an event; when a request leaves the server and when its
+//!   answer is read are reached in time order between events (the series' windows close at
+//!   them as at the events), a timeout is scheduled only for an answer that will be late:
+//!   136.8 M, -15 %; 1.00 event handled an attempt (was 4.41).
 
 use std::process::Command;
 use std::time::Duration;

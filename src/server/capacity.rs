@@ -16,7 +16,8 @@
 //! in the same order, so a request arriving exactly when a worker frees takes it only if the
 //! completion was scheduled first.
 
-use std::collections::VecDeque;
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, VecDeque};
 
 use crate::policy::Hints;
 use crate::time::SimDuration;
@@ -73,6 +74,60 @@ impl Default for CapacityRule {
             shed_retry_after: None,
             order: QueueOrder::Fifo,
             cancels: false,
+        }
+    }
+}
+
+impl CapacityRule {
+    /// Whether the server's answer to a request is known when the request arrives: first
+    /// come first served, at least one worker, no queue limit, no slowdown, nothing
+    /// cancelled. A request then starts on the earliest free worker (at once with unlimited
+    /// workers) and its service time is fixed by its demand and the capacity factor at its
+    /// start; nothing that arrives later changes either ([`Timeline`]).
+    pub fn answers_at_arrival(&self) -> bool {
+        self.order == QueueOrder::Fifo
+            && !self.cancels
+            && self.queue.is_none()
+            && self.slowdown.is_zero()
+            && self.workers != Some(0)
+    }
+}
+
+/// When each worker of a server whose answers are known at arrival
+/// ([`CapacityRule::answers_at_arrival`]) is next free: a request arriving at `t` starts at
+/// the earliest of those times, or at `t` if that is later, and holds that worker until it
+/// ends. The requests waiting are those whose start is still ahead; the order of a
+/// completion and an arrival at one instant does not matter (a request arriving as a worker
+/// frees starts then either way: at once, or taken from the queue by the completion).
+#[derive(Clone, Debug)]
+pub struct Timeline {
+    /// Each worker's next free time, ns (empty for unlimited workers).
+    free_at: BinaryHeap<Reverse<u64>>,
+}
+
+impl Timeline {
+    /// Every worker free from t = 0.
+    pub fn new(rule: &CapacityRule) -> Self {
+        let workers = rule.workers.map_or(0, |w| w as usize);
+        Timeline {
+            free_at: (0..workers).map(|_| Reverse(0)).collect(),
+        }
+    }
+
+    /// When a request arriving at `now` (ns) starts.
+    #[inline]
+    pub fn start(&self, now: u64) -> u64 {
+        self.free_at
+            .peek()
+            .map_or(now, |&Reverse(free)| free.max(now))
+    }
+
+    /// The request starting now ([`start`](Self::start)) holds the earliest free worker
+    /// until `done` (ns).
+    #[inline]
+    pub fn hold(&mut self, done: u64) {
+        if let Some(mut earliest) = self.free_at.peek_mut() {
+            *earliest = Reverse(done);
         }
     }
 }
@@ -152,7 +207,7 @@ impl Capacity {
     }
 
     /// The service time of a request starting now with `demand`, under capacity `factor`.
-    fn service_time(&self, demand: u64, factor: f64) -> SimDuration {
+    pub fn service_time(&self, demand: u64, factor: f64) -> SimDuration {
         let raw = demand + self.rule.slowdown.as_nanos() * self.busy;
         if factor == 1.0 {
             SimDuration(raw)

@@ -20,7 +20,7 @@ mod sliding_window;
 mod token_bucket;
 mod triggers;
 
-pub use capacity::{Admission, Capacity, CapacityRule, Job, QueueOrder};
+pub use capacity::{Admission, Capacity, CapacityRule, Job, QueueOrder, Timeline};
 pub use clock::{HeaderStyle, Headers, Refusal, WallClock};
 pub use down::Down;
 pub use fixed_window::{FixedWindow, FixedWindowRule, Store, WindowStart, MAX_WINDOW_STARTS};

@@ -16,6 +16,9 @@ use crate::engine::Event;
 
 impl<O: Observer> Loop<'_, O> {
     pub(super) fn in_system(&self) -> u64 {
+        if let Some(known) = &self.known {
+            return known.in_system;
+        }
         self.servers
             .iter()
             .map(|server| match server {
@@ -86,6 +89,10 @@ impl<O: Observer> Loop<'_, O> {
                 (self.calls.len() - 1) as u32
             }
         };
+        if self.known.is_some() && self.spec.overload.in_flight.is_on() {
+            // What the run holds at most is judged at every start ([`known`](super::known)).
+            self.guard_in_flight(now);
+        }
         if O::ON {
             let started = &mut self.traced.calls[process as usize];
             let traced = super::TracedSlot {
@@ -184,6 +191,23 @@ impl<O: Observer> Loop<'_, O> {
         // Handled next (no delay, nothing else due now), so nothing reaches the server
         // before it: whether it starts at once, and when it is answered, is known now.
         let next = there.is_zero() && self.next.is_none() && !self.queue.has_due_now();
+        if next && self.known.is_some() && !self.refused_at(now, &job) {
+            // Its arrival, handled now, is served: when its answer comes is known, and so
+            // whether its timeout would find it answered.
+            self.arrival_counts(now, &job);
+            if !self.admit_known(now, job) {
+                if let Some(timeout) = self.spec.overload.timeout {
+                    self.push(
+                        now + timeout,
+                        Ev::Timeout {
+                            call: slot,
+                            attempt: job.attempt,
+                        },
+                    );
+                }
+            }
+            return;
+        }
         self.push_after(now, there, Ev::Arrive(job));
         if let Some(timeout) = self.spec.overload.timeout {
             if next && self.answered_before(now, &job, timeout) {
@@ -221,6 +245,13 @@ impl<O: Observer> Loop<'_, O> {
     #[inline]
     pub(super) fn guard_in_flight(&mut self, now: SimTime) {
         let guard = self.spec.overload.in_flight;
+        if let Some(known) = &mut self.known {
+            // Every request in the server counted as waiting: at most what waits.
+            if guard.outgrown(self.calls.len() as u64, known.in_system) {
+                known.redo = true;
+            }
+            return;
+        }
         let places = self
             .servers
             .iter()
@@ -276,7 +307,17 @@ impl<O: Observer> Loop<'_, O> {
         );
     }
 
-    pub(super) fn arrive(&mut self, now: SimTime, job: Job) {
+    /// Whether `job`, arriving at `now`, is refused whatever the server holds: its server
+    /// is out, or its client's calls always fail.
+    #[inline]
+    fn refused_at(&self, now: SimTime, job: &Job) -> bool {
+        self.out_at(now, job.server) || self.spec.overload.sticky.fails(job.process)
+    }
+
+    /// What an arrival counts whatever its answer: a request, a retry in its window. Returns
+    /// the window.
+    #[inline]
+    fn arrival_counts(&mut self, now: SimTime, job: &Job) -> usize {
         let window = self.windows.window_of(now);
         self.tally.requests += 1;
         if O::ON && job.attempt == self.calls[job.call as usize].attempt {
@@ -293,8 +334,17 @@ impl<O: Observer> Loop<'_, O> {
             self.tally.first_retry = Some(self.tally.first_retry.map_or(now, |f| f.min(now)));
             self.tally.last_retry = Some(now);
         }
-        if self.out_at(now, job.server) || self.spec.overload.sticky.fails(job.process) {
+        window
+    }
+
+    pub(super) fn arrive(&mut self, now: SimTime, job: Job) {
+        let window = self.arrival_counts(now, &job);
+        if self.refused_at(now, &job) {
             self.refuse(now, window, job, Hints::default(), false);
+            return;
+        }
+        if self.known.is_some() {
+            self.admit_known(now, job);
             return;
         }
         // Which refusals read as throttling: a shed or a limiter's 429, not a 503.
@@ -394,21 +444,7 @@ impl<O: Observer> Loop<'_, O> {
         match answer {
             Answer::Served { .. } => {
                 self.observe(now, seen, Ended::Served, Next::Done);
-                let latency = (now - sent).as_nanos();
-                self.series.success(latency);
-                self.sketch.record(latency);
-                self.totals.latency_sum_ns += u128::from(latency);
-                self.totals.calls_succeeded += 1;
-                self.tally.succeeded += 1;
-                self.tally.last_success = Some(now);
-                self.tally.finish(now, process, true);
-                self.control_attempt(now, slot, Outcome::Success);
-                self.control_call_end(now, slot, CallEnd::Succeeded);
-                if self.layered.is_some() {
-                    self.layers_succeeded(now, slot);
-                }
-                self.free.push(slot);
-                self.call_over(now, process);
+                self.succeeded(now, slot, sent, process);
             }
             Answer::Refused {
                 retry_after,
@@ -437,6 +473,26 @@ impl<O: Observer> Loop<'_, O> {
                 self.observe(now, seen, Ended::Refused, next);
             }
         }
+    }
+
+    /// The call in `slot` of `process`, its attempt sent at `sent`, read its success at `now`.
+    #[inline]
+    pub(super) fn succeeded(&mut self, now: SimTime, slot: u32, sent: SimTime, process: u32) {
+        let latency = (now - sent).as_nanos();
+        self.series.success(latency);
+        self.sketch.record(latency);
+        self.totals.latency_sum_ns += u128::from(latency);
+        self.totals.calls_succeeded += 1;
+        self.tally.succeeded += 1;
+        self.tally.last_success = Some(now);
+        self.tally.finish(now, process, true);
+        self.control_attempt(now, slot, Outcome::Success);
+        self.control_call_end(now, slot, CallEnd::Succeeded);
+        if self.layered.is_some() {
+            self.layers_succeeded(now, slot);
+        }
+        self.free.push(slot);
+        self.call_over(now, process);
     }
 
     /// What the trace records of the attempt outstanding in `slot`, before its call moves on:

@@ -23,7 +23,10 @@
 //! events). Such an attempt's arrival is then the next thing to reach the server, so a
 //! capacity server's answer to it is known when it is sent: when a worker is free and the
 //! answer will be back strictly before the timeout, no timeout is scheduled (it would find
-//! the attempt answered and do nothing).
+//! the attempt answered and do nothing). A first-come first-served capacity server whose
+//! answers are known at arrival needs none of its own events: when a request leaves the
+//! server and when its answer is read are reached in time order between events instead
+//! ([`known`]), the series' windows closing at them as they closed at the events.
 //!
 //! **Ties** (the queue's rule, FIFO by scheduling order): events at one time are handled in
 //! the order they were scheduled. So a timeout, scheduled when the attempt was sent, comes
@@ -64,6 +67,9 @@ mod closed;
 mod closed_tests;
 mod deadline;
 mod handlers;
+mod known;
+#[cfg(test)]
+mod known_tests;
 mod layers;
 mod overload;
 mod pool;
@@ -234,6 +240,8 @@ struct Loop<'a, O = NoTrace> {
     layered: Option<layers::LayerRun>,
     /// Each process's calls in flight, for closed-loop clients.
     closed: Option<closed::ClientLoops>,
+    /// The server's answers, when they are known at arrival ([`known`]).
+    known: Option<known::KnownAnswers>,
 }
 
 /// What the call loop keeps for a trace only: each process's calls started, and each call
@@ -267,6 +275,20 @@ pub fn simulate_calls(spec: &RunSpec) -> (Tally, OverloadTally) {
 /// [`simulate_calls`], telling `trace` every attempt once it ends and its call has decided
 /// what follows.
 pub fn simulate_calls_observed<O: Observer>(spec: &RunSpec, trace: O) -> (Tally, OverloadTally) {
+    if O::ON {
+        return run_calls(spec, trace, false).expect("a run on the server's own events ends");
+    }
+    // An observer that sees nothing is no observer: the run may go without the server's
+    // events where its answers are known at arrival, and again with them if it must.
+    run_calls(spec, NoTrace, true)
+        .or_else(|| run_calls(spec, NoTrace, false))
+        .expect("a run on the server's own events ends")
+}
+
+/// The call loop; with `known`, without the server's own events where its answers are known
+/// at arrival ([`known`]). `None` when the in-flight guard might have stopped such a run:
+/// it is then simulated again on the server's events.
+fn run_calls<O: Observer>(spec: &RunSpec, trace: O, known: bool) -> Option<(Tally, OverloadTally)> {
     let overload = &spec.overload;
     let mut server = spec.server.clone();
     server.prepare(spec.clients);
@@ -345,7 +367,13 @@ pub fn simulate_calls_observed<O: Observer>(spec: &RunSpec, trace: O) -> (Tally,
             }
             _ => None,
         },
+        known: None,
     };
+    if known && run.answers_known() {
+        if let Server::Capacity(c) = &run.servers[0] {
+            run.known = Some(known::KnownAnswers::new(&c.rule));
+        }
+    }
     for process in 0..spec.clients {
         let first = match &overload.arrivals {
             Arrivals::Herd => Some(SimTime::ZERO),
@@ -364,6 +392,7 @@ pub fn simulate_calls_observed<O: Observer>(spec: &RunSpec, trace: O) -> (Tally,
     let mut events = 0u64;
     while let Some(Event { time: now, item }) = run.next.take().or_else(|| run.queue.pop()) {
         events += 1;
+        run.reach(now);
         if run.series.due(now) {
             let in_system = run.in_system();
             run.series.advance(now, in_system);
@@ -395,10 +424,14 @@ pub fn simulate_calls_observed<O: Observer>(spec: &RunSpec, trace: O) -> (Tally,
                 assert_eq!(n, c.of(p as u32), "process {p}'s count of calls in flight");
             }
         }
-        if run.totals.outgrown.is_some() {
+        if run.totals.outgrown.is_some() || run.known.as_ref().is_some_and(|k| k.redo) {
             break;
         }
     }
+    if run.known.as_ref().is_some_and(|k| k.redo) {
+        return None;
+    }
+    run.reach(SimTime(u64::MAX));
     #[cfg(test)]
     if let Some(c) = &run.closed {
         closed::LAST_PEAK.with(|p| p.set(c.peak));
@@ -441,5 +474,5 @@ pub fn simulate_calls_observed<O: Observer>(spec: &RunSpec, trace: O) -> (Tally,
     };
     totals.tabs = run.tabs.is_some();
     tally.browser = run.tabs.map(|t| t.rules.counts);
-    (tally, totals)
+    Some((tally, totals))
 }

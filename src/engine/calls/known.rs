@@ -1,0 +1,167 @@
+//! Answers known at arrival. A first-come first-served capacity server whose answers are
+//! known when a request arrives ([`CapacityRule::answers_at_arrival`]) needs no event of its
+//! own: the request starts on the earliest free worker ([`Timeline`]), its service time is
+//! fixed then, so when it leaves the server and when its answer reaches the client are known
+//! at once. Neither is an event; both are kept as *ends* in time order and reached before the
+//! next event after them is handled ([`Loop::reach`]):
+//!
+//! - a request leaving the server takes one from the count in the server, which the series
+//!   samples as its windows close; a window that closes at an end closes there, with the
+//!   count before it, as the completion event would have closed it;
+//! - an answer read in time (strictly before the attempt's timeout) ends its call, succeeded,
+//!   as the answer's event would have. No timeout is scheduled for an attempt answered in
+//!   time whose arrival is handled when it is sent; one whose arrival waited for the queue
+//!   has its timeout scheduled already, and it finds the attempt answered;
+//! - a late answer (at or after the timeout, which comes first on a tie) would be read stale:
+//!   it is counted late, with its abandoned work, at the arrival.
+//!
+//! The request is counted served in the window of its completion, as before. What an end
+//! changes (counts, a freed call slot, the latency sketch) is the same whichever of two events
+//! at one instant goes first, so an end at the instant of an event may be reached after it.
+//! The order matters to the in-flight guard alone: a slot freed at that instant could be
+//! taken by a call starting then. So the guard here judges what the run holds at most (its
+//! slots, freed no earlier than the answer's event would have freed them, and every request
+//! in the server as if waiting): when even that is within the budget the guarded run would
+//! not have stopped either; when it is not, the run starts again on the server's own events
+//! ([`KnownAnswers::redo`]), which stop it where they stop it.
+//!
+//! Everything else (a server with a queue limit, last-in first-out, cancelling or slowing
+//! down; deadlines, pools, retry controls, tabs, layers, closed loops, traces) keeps the
+//! server's own events.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+use crate::server::{CapacityRule, Job, Server, Timeline};
+use crate::time::{SimDuration, SimTime};
+use crate::trace::Observer;
+
+use super::Loop;
+
+/// The end takes its request out of the server.
+const LEAVES: u64 = 1;
+/// The end is its call's answer, read in time (the call's slot in the bits above these two).
+const SUCCEEDS: u64 = 2;
+
+/// The state of a run whose server's answers are known at arrival.
+pub(super) struct KnownAnswers {
+    timeline: Timeline,
+    /// Ends not yet reached: (time in ns, [`LEAVES`] | [`SUCCEEDS`] | slot << 2).
+    ends: BinaryHeap<Reverse<(u64, u64)>>,
+    /// Requests in the server: admitted, not yet left.
+    pub(super) in_system: u64,
+    /// The in-flight guard might have stopped the run: it is simulated again with the
+    /// server's own events.
+    pub(super) redo: bool,
+}
+
+impl KnownAnswers {
+    pub(super) fn new(rule: &CapacityRule) -> Self {
+        KnownAnswers {
+            timeline: Timeline::new(rule),
+            ends: BinaryHeap::new(),
+            in_system: 0,
+            redo: false,
+        }
+    }
+}
+
+impl<O: Observer> Loop<'_, O> {
+    /// Whether this run's server answers at arrival and nothing else needs its events.
+    pub(super) fn answers_known(&self) -> bool {
+        let overload = &self.spec.overload;
+        !O::ON
+            && !self.controls.is_active()
+            && self.tabs.is_none()
+            && self.layered.is_none()
+            && self.closed.is_none()
+            && !overload.pool.is_active()
+            && !overload.deadlines.is_active()
+            && matches!(&self.servers[..], [Server::Capacity(c)] if c.rule.answers_at_arrival())
+    }
+
+    /// `job` arrives at `now` and is not refused: it is admitted, and when it leaves and when
+    /// its answer is read become ends. Returns whether the answer is read in time (so the
+    /// attempt's timeout, if any, would find it answered).
+    pub(super) fn admit_known(&mut self, now: SimTime, job: Job) -> bool {
+        let Some(known) = &self.known else {
+            unreachable!("answers are known")
+        };
+        let start = known.timeline.start(now.as_nanos());
+        let factor = self.factor_at(SimTime(start), job.server);
+        let Server::Capacity(server) = &self.servers[0] else {
+            unreachable!("answers are known of a capacity server")
+        };
+        let service = server.service_time(job.demand, factor);
+        let done = SimTime(start) + service;
+        let answered = done + SimDuration(job.back);
+        let call = &self.calls[job.call as usize];
+        let in_time = call.attempt == job.attempt
+            && call.outstanding
+            && self
+                .spec
+                .overload
+                .timeout
+                .is_none_or(|timeout| answered < call.sent + timeout);
+        let window = self.tally.retries.window_of(done);
+        self.tally.answer_in_window(window, true);
+        self.served_at(job.server);
+        if !in_time {
+            self.totals.late += 1;
+            self.totals.abandoned_work_ns += service.as_nanos();
+        }
+        let Some(known) = &mut self.known else {
+            unreachable!("answers are known")
+        };
+        known.timeline.hold(done.as_nanos());
+        known.in_system += 1;
+        let slot = u64::from(job.call) << 2;
+        match (in_time, answered == done) {
+            (true, true) => known
+                .ends
+                .push(Reverse((done.as_nanos(), LEAVES | SUCCEEDS | slot))),
+            (true, false) => {
+                known.ends.push(Reverse((done.as_nanos(), LEAVES)));
+                known
+                    .ends
+                    .push(Reverse((answered.as_nanos(), SUCCEEDS | slot)));
+            }
+            (false, _) => known.ends.push(Reverse((done.as_nanos(), LEAVES))),
+        }
+        if self.spec.overload.in_flight.is_on() {
+            self.guard_in_flight(now);
+        }
+        in_time
+    }
+
+    /// Reaches every end before `now`, in time order: the series closes its windows at them
+    /// as at events, requests leave the server, answers end their calls.
+    #[inline]
+    pub(super) fn reach(&mut self, now: SimTime) {
+        while let Some(known) = &mut self.known {
+            let Some(&Reverse((t, end))) = known.ends.peek() else {
+                return;
+            };
+            if t >= now.as_nanos() {
+                return;
+            }
+            known.ends.pop();
+            let in_system = known.in_system;
+            if end & LEAVES != 0 {
+                known.in_system -= 1;
+            }
+            let t = SimTime(t);
+            if self.series.due(t) {
+                self.series.advance(t, in_system);
+            }
+            if end & SUCCEEDS != 0 {
+                let slot = (end >> 2) as u32;
+                let call = &mut self.calls[slot as usize];
+                call.outstanding = false;
+                let (sent, process) = (call.sent, call.process);
+                self.released(0, Some(true));
+                self.succeeded(t, slot, sent, process);
+            }
+        }
+    }
+}
