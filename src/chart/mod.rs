@@ -1,8 +1,9 @@
 //! Charts as PNG or SVG bytes: the per-window histograms of a run ([`histogram`]), the
 //! time-series panels of a call-loop run ([`series`]), line charts of a sweep CSV
 //! ([`lines`], read through [`table`]), a tune's Pareto frontier ([`frontier`], from the
-//! tune's report), the collapse curves of a boundary search ([`boundary`]) and its phase
-//! diagram over two axes ([`phase`]). Everything is
+//! tune's report), a policy report's figures against their bands ([`bands`]), the collapse
+//! curves of a boundary search ([`boundary`]) and its phase diagram over two axes
+//! ([`phase`]). Everything is
 //! drawn from plain data structures built from the same report the CSV and JSON are written
 //! from, so a chart can never disagree with the numbers beside it.
 //!
@@ -16,6 +17,7 @@
 //! [`crate::output`] so a chart is written whole or not at all.
 
 mod axis;
+pub mod bands;
 pub mod boundary;
 pub mod frontier;
 #[cfg(test)]

@@ -1,10 +1,11 @@
 //! `herd-sim report`: the flags of the policy report (see [`herd_sim::policy_report`]).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::Args;
 use herd_sim::config::ConfigError;
-use herd_sim::policy_report::{self, ReportFile};
+use herd_sim::output::OutputTarget;
+use herd_sim::policy_report::{self, charts, ReportFile};
 use herd_sim::sweep;
 
 use crate::cli::outputs::{commit, create_output, write_stdout};
@@ -28,7 +29,7 @@ pub struct ReportArgs {
     pub committed: Option<PathBuf>,
 
     /// Write the report here instead of stdout (`-`: stdout; a device or FIFO is written
-    /// into, never replaced).
+    /// into, never replaced), and its charts beside it, in FILE's name with `-charts`.
     #[arg(long, value_name = "PATH")]
     pub out: Option<PathBuf>,
 
@@ -50,13 +51,15 @@ impl ReportArgs {
     }
 }
 /// `herd-sim report`: plays the report file's scenarios × policies through the sweep and
-/// writes the Markdown report; with `--check`, compares a fresh run with the committed report
-/// and the bands, prints a line a changed or out-of-band figure, and fails (exit 1) when a
-/// band is broken.
+/// writes the Markdown report, and its charts beside a report written to a file; with
+/// `--check`, compares a fresh run with the committed report, its charts and the bands,
+/// prints a line a changed or out-of-band figure and a changed chart, and fails (exit 1) when
+/// a band is broken.
 pub fn report(args: ReportArgs) -> anyhow::Result<()> {
     let file = ReportFile::read(&args.file)?;
     let threads = args.threads.map(|n| n as usize);
     let (plans, note) = policy_report::plan(&file, threads, args.yes)?;
+    let links = charts::charts(&file);
     let committed = if args.check {
         let path = args.committed_path();
         let text = std::fs::read_to_string(&path).map_err(|e| ConfigError::Invalid {
@@ -75,23 +78,49 @@ pub fn report(args: ReportArgs) -> anyhow::Result<()> {
                     .into(),
             }
         })?;
-        Some((path, text, figures))
+        // Read now: `--out` may name the committed report, and its charts are written over.
+        let charts: Vec<(PathBuf, Option<Vec<u8>>)> = links
+            .iter()
+            .map(|c| {
+                let at = beside(&path, &c.link);
+                let bytes = std::fs::read(&at).ok();
+                (at, bytes)
+            })
+            .collect();
+        Some((path, text, figures, charts))
     } else {
         None
     };
     let out = args.out.as_deref().map(create_output).transpose()?;
+    // The charts go beside a report written to a file (their links are relative to it),
+    // opened with it before anything runs.
+    let chart_files = match args.out.as_deref() {
+        Some(path) if matches!(OutputTarget::of(path), Ok(OutputTarget::Regular(_))) => links
+            .iter()
+            .map(|c| create_output(&beside(path, &c.link)))
+            .collect::<anyhow::Result<Vec<_>>>()?,
+        _ => Vec::new(),
+    };
     let pool = sweep::thread_pool(threads)?;
     if let Some(note) = note {
         eprintln!("{note}");
     }
     let report = policy_report::run(&file, &plans, &pool)?;
     let text = policy_report::markdown::render(&report);
+    let drawn = report
+        .charts
+        .iter()
+        .map(|c| charts::render(&report, c))
+        .collect::<Result<Vec<_>, _>>()?;
+    for (chart, bytes) in chart_files.into_iter().zip(&drawn) {
+        commit(chart, bytes)?;
+    }
     match out {
         Some(file) => commit(file, text.as_bytes())?,
         None if committed.is_none() => write_stdout(text.as_bytes())?,
         None => {}
     }
-    let Some((path, committed_text, figures)) = committed else {
+    let Some((path, committed_text, figures, committed_charts)) = committed else {
         return Ok(());
     };
     let checked = policy_report::check::check(&report, &figures);
@@ -100,15 +129,42 @@ pub fn report(args: ReportArgs) -> anyhow::Result<()> {
         said.push_str(line);
         said.push('\n');
     }
-    let same = if committed_text == text {
-        "the committed report is this run's, byte for byte".to_string()
-    } else {
-        format!(
-            "{} differs from this run's report: write it again with `herd-sim report {} --out {}`",
-            path.display(),
-            args.file.display(),
-            path.display()
-        )
+    let mut charts_differ = 0;
+    for ((at, before), bytes) in committed_charts.iter().zip(&drawn) {
+        let verdict = match before {
+            Some(before) if before == bytes => continue,
+            Some(_) => "the chart differs from this run's",
+            None => "not there (this run draws it)",
+        };
+        charts_differ += 1;
+        said.push_str(&format!("{}: {verdict}\n", at.display()));
+    }
+    let same = match (committed_text == text, charts_differ, drawn.len()) {
+        (true, 0, 0) => "the committed report is this run's, byte for byte".to_string(),
+        (true, 0, 1) => "the committed report and its chart are this run's, byte for byte".into(),
+        (true, 0, n) => {
+            format!("the committed report and its {n} charts are this run's, byte for byte")
+        }
+        (same_text, differ, n) => {
+            let mut what = Vec::new();
+            if !same_text {
+                what.push(format!("{} differs from this run's report", path.display()));
+            }
+            if differ > 0 {
+                what.push(format!("{differ} of {n} charts differ from this run's"));
+            }
+            format!(
+                "{}: write {} again with `herd-sim report {} --out {}`",
+                what.join(", "),
+                if what.len() > 1 || differ > 1 {
+                    "them"
+                } else {
+                    "it"
+                },
+                args.file.display(),
+                path.display()
+            )
+        }
     };
     said.push_str(&format!(
         "check: {} of {} figures within their bands, {} changed since {}; {same}\n",
@@ -122,4 +178,13 @@ pub fn report(args: ReportArgs) -> anyhow::Result<()> {
         0 => Ok(()),
         n => anyhow::bail!("{n} of {} figures out of their bands", checked.figures),
     }
+}
+
+/// The path of `link` (relative to a report, `/`-separated) beside the report at `report`.
+fn beside(report: &Path, link: &str) -> PathBuf {
+    let folder = match report.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    link.split('/').fold(folder, |path, part| path.join(part))
 }

@@ -134,6 +134,7 @@ mod tests {
             pair_seeds: Vec::new(),
             scenarios: Vec::new(),
             policies: Vec::new(),
+            charts: Vec::new(),
         }
     }
 

@@ -1,5 +1,5 @@
-//! The report as Markdown: the figures' table first, then what reproduces them (scenarios,
-//! policies, seeds, the herd-sim version and command). Pure: the same report gives the same
+//! The report as Markdown: the figures' table first, then links to its charts, then what
+//! reproduces them (scenarios, policies, seeds, the herd-sim version and command). Pure: the same report gives the same
 //! bytes. [`committed_figures`] reads the figures' table of a committed report back.
 
 use std::fmt::Write;
@@ -69,6 +69,23 @@ pub fn render(report: &PolicyReport) -> String {
          tolerance against the committed report by `herd-sim report --check`.",
         report.seeds
     );
+    if !report.charts.is_empty() {
+        let _ = writeln!(
+            out,
+            "\n## Charts\n\nA chart a scenario, beside this report: a panel a metric, a row a \
+             policy; the dot is the mean (blue inside its band, vermillion outside), the grey \
+             bar the seeds' smallest to largest, the green band `lo–hi` (a tolerance drawn \
+             around this report's value)."
+        );
+        for chart in &report.charts {
+            let _ = writeln!(
+                out,
+                "\n![{}: figures and bands]({})",
+                alt_text(&chart.scenario),
+                chart.link
+            );
+        }
+    }
     let _ = writeln!(out, "\n## Scenarios\n\n| scenario | config |\n|---|---|");
     for (id, config) in &report.scenarios {
         let config = config
@@ -114,6 +131,18 @@ pub fn render(report: &PolicyReport) -> String {
         report.file,
         report.file
     );
+    out
+}
+
+/// `text` for an image's alt text: `\`, `[` and `]` escaped.
+fn alt_text(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if matches!(c, '\\' | '[' | ']') {
+            out.push('\\');
+        }
+        out.push(c);
+    }
     out
 }
 

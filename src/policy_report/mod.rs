@@ -2,12 +2,14 @@
 //! ([`file::ReportFile`]) names scenarios × policies and the band each metric must stay in;
 //! [`run`] plays every pair through the sweep (one [`Plan`] a pair, its seeds and its rows,
 //! on the sweep's thread pool: no runner of its own); [`markdown`] writes the report, byte
-//! for byte the same for any thread count, and reads a committed one back; [`check`]
-//! compares a fresh run with the committed report and the bands.
+//! for byte the same for any thread count, and reads a committed one back; [`charts`] draws
+//! a chart a scenario beside it; [`check`] compares a fresh run with the committed report
+//! and the bands.
 //!
 //! A figure is the mean of the metric over the cell's seeds (with their min and max beside
 //! it); a band is checked against the mean.
 
+pub mod charts;
 pub mod check;
 pub mod file;
 pub mod markdown;
@@ -103,6 +105,8 @@ pub struct PolicyReport {
     pub scenarios: Vec<(String, Option<String>)>,
     /// Policy ids and their keys.
     pub policies: Vec<(String, Vec<String>)>,
+    /// The charts the report links, one a scenario a band names.
+    pub charts: Vec<charts::ReportChart>,
 }
 
 /// The plans of every pair, validated, before anything runs: a scenario the sweep refuses,
@@ -255,5 +259,6 @@ pub fn run(
             .iter()
             .map(|p| (p.id.clone(), p.written.clone()))
             .collect(),
+        charts: charts::charts(file),
     })
 }
