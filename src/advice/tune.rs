@@ -12,7 +12,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use rayon::prelude::*;
 
-use crate::config::DEFAULT_SEED;
+use crate::config::{Unread, DEFAULT_SEED};
 use crate::sweep::{Layout, Plan, SweepSpec};
 
 use super::tune_file::{control_of, control_text, Method, Target, Term, TuneError, TuneFile};
@@ -159,14 +159,27 @@ impl Tuner {
             design,
         };
         let mut work: u128 = 0;
+        let scenarios = tuner.file.scenarios.len();
+        // Each scenario's keys each candidate leaves unread (--balancer at one server).
+        let mut unread: Vec<Vec<Vec<Unread>>> = vec![Vec::new(); scenarios];
         for (n, &index) in tuner.design.iter().enumerate() {
             let candidate = Candidate::at(&tuner.file, index);
-            for s in 0..tuner.file.scenarios.len() {
+            for (s, unread) in unread.iter_mut().enumerate() {
                 let plan = tuner.plan(&candidate, s, tuner.file.seeds)?;
                 if n == 0 {
                     tuner.check_metrics(&plan, s)?;
                 }
                 work = work.saturating_add(plan.work_estimate());
+                unread.push(plan.unread().to_vec());
+            }
+        }
+        for (s, unread) in unread.into_iter().enumerate() {
+            if let Some(u) = Unread::in_every(unread).first() {
+                return Err(TuneError::Cell {
+                    scenario: tuner.file.scenarios[s].name.clone(),
+                    candidate: "every candidate".into(),
+                    error: Box::new(u.refusal("no candidate of this search reads it").into()),
+                });
             }
         }
         // Each rung of halving runs about as many runs as the first (1/eta of the candidates,
@@ -249,8 +262,10 @@ impl Tuner {
             max_cells: 1,
             max_requests: self.max_requests,
             threads: Some(self.threads),
-            // The search's work is checked once, up front (Tuner::work_estimate).
+            // The search's work is checked once, up front (Tuner::work_estimate), and so are
+            // the keys no candidate reads (Tuner::new).
             yes: true,
+            keep_unread: true,
         })
         .map_err(cell)?;
         Ok(plan)

@@ -77,8 +77,10 @@ impl SweepOracle<'_> {
             max_cells: 1,
             max_requests: self.max_requests,
             threads: Some(self.threads),
-            // The boundary's own work estimate is checked once, up front.
+            // The boundary's own work estimate is checked once, up front, and so are the
+            // keys no point reads (BoundaryPlan::new).
             yes: true,
+            keep_unread: true,
         })?)
     }
 }

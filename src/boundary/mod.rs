@@ -382,8 +382,14 @@ impl BoundaryPlan {
                     progress: &|_| {},
                     done: &done,
                 };
+                // A key one end leaves unread (--balancer at one server) is read at the
+                // other; one neither reads, no point of the search does.
+                let mut unread = Vec::new();
                 for end in [lo, hi] {
-                    oracle.plan(end, 1)?;
+                    unread.push(oracle.plan(end, 1)?.unread().to_vec());
+                }
+                if let Some(u) = crate::config::Unread::in_every(unread).first() {
+                    return Err(u.refusal("no point of this search reads it").into());
                 }
             }
         }

@@ -225,6 +225,7 @@ impl SweepArgs {
             max_requests: self.max_requests.unwrap_or(DEFAULT_MAX_REQUESTS),
             threads: self.threads.map(|n| n as usize),
             yes: self.yes,
+            keep_unread: false,
         };
         let destination = if self.out.as_os_str() == "-" {
             Destination::Stdout

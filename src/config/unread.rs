@@ -25,6 +25,23 @@ impl Unread {
     pub fn error(&self) -> ConfigError {
         invalid(self.field, &self.value, self.accepted)
     }
+
+    /// The refusal of a key that many runs all leave unread, `why` said after what reads it:
+    /// `invalid --balancer: random; accepted ...; no cell of this sweep reads it`.
+    pub fn refusal(&self, why: &str) -> ConfigError {
+        invalid(self.field, &self.value, format!("{}; {why}", self.accepted))
+    }
+
+    /// The keys of `lists` unread in every one of them, in the first's order: what no run of
+    /// a search reads.
+    pub fn in_every(lists: impl IntoIterator<Item = Vec<Unread>>) -> Vec<Unread> {
+        let mut lists = lists.into_iter();
+        let mut all = lists.next().unwrap_or_default();
+        for here in lists {
+            all.retain(|u| here.iter().any(|h| h.field == u.field));
+        }
+        all
+    }
 }
 
 impl ScenarioFile {

@@ -197,6 +197,9 @@ pub struct SweepSpec {
     pub threads: Option<usize>,
     /// Run work past [`crate::config::WORK_THRESHOLD`] (`--yes`) instead of refusing it.
     pub yes: bool,
+    /// Keep the keys no cell reads ([`Plan::unread`]) instead of refusing the first: a search
+    /// over one point at a time (boundary, tune) refuses a key no point of it reads.
+    pub keep_unread: bool,
 }
 
 impl Default for SweepSpec {
@@ -210,6 +213,7 @@ impl Default for SweepSpec {
             max_requests: DEFAULT_MAX_REQUESTS,
             threads: None,
             yes: false,
+            keep_unread: false,
         }
     }
 }
@@ -246,6 +250,8 @@ pub struct Plan {
     work: u128,
     /// The smallest memory limit of any cell (`--memory-limit`).
     memory_limit: u64,
+    /// The keys no cell reads, kept with [`SweepSpec::keep_unread`].
+    unread: Vec<Unread>,
 }
 
 /// What a sweep may hold at once, in bytes (see [`Plan::memory_estimate`]).
@@ -368,6 +374,7 @@ impl Plan {
             memory: SweepMemory::default(),
             work: 0,
             memory_limit: u64::MAX,
+            unread: Vec::new(),
             tabs: false,
             span: 0..match spec.layout {
                 Layout::Tidy => cells * spec.seeds,
@@ -443,13 +450,9 @@ impl Plan {
             memory.row = memory.row.max(row.memory_estimate());
             memory_limit = memory_limit.min(row.memory_limit);
         }
-        if let Some(u) = unread.unwrap_or_default().first() {
-            return Err(ConfigError::Invalid {
-                field: u.field,
-                value: u.value.clone(),
-                accepted: format!("{}; no cell of this sweep reads it", u.accepted),
-            }
-            .into());
+        let unread = unread.unwrap_or_default();
+        if let Some(u) = unread.first().filter(|_| !spec.keep_unread) {
+            return Err(u.refusal("no cell of this sweep reads it").into());
         }
         check_requests(requests, spec.max_requests, "sweep")?;
         check_work(work, "sweep", spec.yes)?;
@@ -484,8 +487,14 @@ impl Plan {
             memory,
             work,
             memory_limit,
+            unread,
             ..plan
         })
+    }
+
+    /// The keys no cell of this plan reads, when [`SweepSpec::keep_unread`] kept them.
+    pub fn unread(&self) -> &[Unread] {
+        &self.unread
     }
 
     /// The work of the rows this process runs, in events: each run's attempts at most and

@@ -523,6 +523,7 @@ impl RecordedSweep {
             max_requests: u64::MAX,
             threads: Some(1),
             yes: true,
+            keep_unread: false,
         }
     }
 }

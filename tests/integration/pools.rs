@@ -408,6 +408,86 @@ fn a_rolling_restarts_interval_and_downtime_are_sweep_axes() {
     }
 }
 
+/// One-worker capacity servers of a fixed 100 ms service (10 calls a second each) behind a
+/// random balancer, against `rate` Poisson calls with a 1 s timeout and 2 full-jitter retries.
+const SLOW_POOL: &str =
+    "clients = 100\nstrategy = \"full-jitter\"\nretries = 2\nbase = \"100ms\"\n\
+    cap = \"1s\"\ntimeout = \"1s\"\narrivals = \"poisson\"\nduration = \"60s\"\nservers = 4\n\
+    balancer = \"random\"\n";
+
+#[test]
+fn boundary_and_tune_search_the_pool_size_from_one_server() {
+    // A search over `servers` from 1 runs its one-server points although one server reads
+    // no balancer: a key is refused only when no point of the search reads it (the tune
+    // below, over one server alone).
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("pool.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "{SLOW_POOL}rate = \"25/s\"\noutage = \"10s..15s\"\n\
+             [server]\nmodel = \"capacity\"\nworkers = 1\nservice_time = \"100ms\"\n"
+        ),
+    )
+    .unwrap();
+    let config = config.to_str().unwrap();
+    // By hand: 25 calls a second need 2.5 servers' worth; one or two are overloaded for good
+    // (load 2.5, 1.25) and never recover from the outage, six are at 0.42, each queue's mean
+    // wait 36 ms against the 1 s timeout. So the boundary lies between 2 and 6.
+    let out = herd_sim_ok(&[
+        "boundary", "--config", config, "--axis", "servers", "--range", "1..6", "--seeds", "10",
+        "--format", "json",
+    ]);
+    let v: Value = serde_json::from_slice(&out).unwrap();
+    let result = &v["results"][0];
+    let boundary = result["boundary"].as_f64().unwrap();
+    assert!(2.0 < boundary && boundary < 6.0, "{boundary}");
+    for point in result["points"].as_array().unwrap() {
+        let (servers, p) = (
+            point["value"].as_f64().unwrap(),
+            point["p"].as_f64().unwrap(),
+        );
+        if servers <= 2.0 {
+            assert_eq!(p, 1.0, "{point}");
+        }
+    }
+    // Tune: the fewest servers for 95 % goodput at 15 calls a second. One server serves 10 a
+    // second at most, 67 % of them, so the answer is at least 2.
+    let tune = dir.path().join("tune.toml");
+    let scenario = format!(
+        "seeds = 3\n[[scenario]]\nname = \"pool\"\n{SLOW_POOL}rate = \"15/s\"\n\
+         [scenario.server]\nmodel = \"capacity\"\nworkers = 1\nservice_time = \"100ms\"\n"
+    );
+    let objectives =
+        "[objectives]\nconstraints = [\"goodput_pct@pool >= 95\"]\nminimize = [\"servers\"]\n";
+    std::fs::write(
+        &tune,
+        format!("{scenario}[params]\nservers = \"1..4\"\n{objectives}"),
+    )
+    .unwrap();
+    let out = herd_sim_ok(&[
+        "tune",
+        "--config",
+        tune.to_str().unwrap(),
+        "--format",
+        "json",
+        "--quiet",
+    ]);
+    let v: Value = serde_json::from_slice(&out).unwrap();
+    let servers = v["recommended"]["servers"].as_u64().unwrap();
+    assert!((2..=4).contains(&servers), "{servers}");
+    std::fs::write(
+        &tune,
+        format!("{scenario}[params]\nservers = \"1\"\n{objectives}"),
+    )
+    .unwrap();
+    let line = refused_in_one_line(&["tune", "--config", tune.to_str().unwrap()]);
+    assert!(
+        line.contains("--balancer") && line.contains("no candidate of this search reads it"),
+        "{line}"
+    );
+}
+
 /// Each server's series as `[window_start_s, attempts, succeeded, refused, timed_out, served,
 /// in_system]` rows.
 fn server_series(result: &Value) -> Vec<Vec<[f64; 7]>> {
