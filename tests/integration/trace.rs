@@ -516,6 +516,15 @@ fn the_guides_schema_lists_the_fields_in_order() {
         .map(|w| w[0])
         .collect();
     assert_eq!(documented, keys);
+    // The README lists them in one sentence, in the same order.
+    let readme = fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let listed = readme
+        .split("its fields in order ")
+        .nth(1)
+        .and_then(|rest| rest.split(" ([docs/reports.md]").next())
+        .expect("the README lists the trace's fields");
+    let listed: Vec<&str> = listed.split('`').skip(1).step_by(2).collect();
+    assert_eq!(listed, keys, "README.md's list of the trace's fields");
     let dir = tempfile::tempdir().unwrap();
     let csv = dir.path().join("t.csv");
     herd_sim_ok(&[
@@ -531,4 +540,51 @@ fn the_guides_schema_lists_the_fields_in_order() {
         csv.lines().next().unwrap().split(',').collect::<Vec<_>>(),
         documented
     );
+}
+
+#[test]
+fn a_layered_run_traces_the_attempts_that_reach_the_server() {
+    // By hand: 3 clients against a down server, a fixed 1 s wait and 1 retry inside a layer
+    // of 2 retries 10 s apart: each call sends at 0 and 1 s, gives up, and its outer layer
+    // sends it again at 1 + 10 = 11 s (then 12, 22, 23): 3 x 2 = 6 lines a client, 18 in all,
+    // the summary's attempts; the attempt numbers start again at each outer retry.
+    let (report, mut lines) = traced(
+        &[
+            "--clients",
+            "3",
+            "--server",
+            "down",
+            "--strategy",
+            "fixed",
+            "--retries",
+            "1",
+            "--layer",
+            "strategy=fixed retries=2 base=10s cap=10s",
+        ],
+        &[],
+    );
+    let r = &report["results"][0];
+    assert_eq!(r["attempts"].as_u64(), Some(18));
+    assert_eq!(r["layers"][1]["attempts"].as_u64(), Some(18));
+    assert_eq!(lines.len(), 18);
+    // Lines come in the order attempts end; a client's in its own order.
+    lines.sort_by_key(|l| l["client"].as_u64());
+    for (i, l) in lines.iter().enumerate() {
+        let (client, k) = (i / 6, i % 6);
+        assert_eq!(l["client"].as_u64(), Some(client as u64), "{l}");
+        assert_eq!(l["call"].as_u64(), Some(0), "{l}");
+        assert_eq!(l["attempt"].as_u64(), Some(k as u64 % 2), "{l}");
+        assert_eq!(
+            l["sent"].as_f64(),
+            Some([0.0, 1.0, 11.0, 12.0, 22.0, 23.0][k]),
+            "{l}"
+        );
+        assert_eq!(l["outcome"], "refused");
+        assert_eq!(
+            l["next"],
+            if k % 2 == 0 { "retry" } else { "gave_up" },
+            "{l}"
+        );
+        assert!(l.get("layer").is_none(), "no layer field yet: {l}");
+    }
 }
