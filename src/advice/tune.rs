@@ -425,7 +425,7 @@ impl Tuner {
         let mut report = TuneReport::new(&self.file, evaluated, runs.spent(), exhaustive, rungs);
         if let Some(i) = report.recommended {
             let grid = &report.evaluated[i].candidate.grid;
-            let keys = herd_sim_keys(grid);
+            let keys = herd_sim_keys(&self.file.scenarios[0].file, grid);
             if let Some(scenario) = resolve(&self.file.scenarios[0].file, grid) {
                 report.configs = snippets(&scenario, &keys);
             }

@@ -8,7 +8,7 @@
 //! control (a gRPC budget gives the gRPC block, and so on); docs/advice.md cites the sources
 //! and units. No I/O.
 
-use crate::config::{Scenario, ScenarioFile};
+use crate::config::{LayerFile, Scenario, ScenarioFile};
 use crate::policy::control::{Budget, Throttle};
 use crate::policy::Strategy;
 use crate::sweep::parameter::{parameter, Kind};
@@ -33,12 +33,41 @@ fn number(x: f64) -> String {
     format!("{x}")
 }
 
-/// The herd-sim config keys of `grid` (`(sweep parameter, value)`): a TOML fragment that
-/// `--config` reads, numbers bare, the rest quoted.
-pub fn herd_sim_keys(grid: &[(String, String)]) -> String {
-    let mut text = String::new();
+/// The herd-sim config keys of `grid` (`(sweep parameter, value)`) laid over `base`: a TOML
+/// fragment that `--config` reads, numbers bare, the rest quoted. An axis that reshapes a
+/// key of `base` rather than sets it is written as it ran: `think-time` the base's
+/// distribution at that mean (`exp:250ms`), `layer-retries` every `[[layer]]` of `base` with
+/// those retries, after the other keys.
+pub fn herd_sim_keys(base: &ScenarioFile, grid: &[(String, String)]) -> String {
+    let mut file = base.clone();
     for (name, value) in grid {
         let Some(p) = parameter(name) else { continue };
+        if let Ok(value) = p.parse_value(value) {
+            let _ = p.apply(&mut file, &value);
+        }
+    }
+    let mut text = String::new();
+    let mut tables = String::new();
+    for (name, value) in grid {
+        let Some(p) = parameter(name) else { continue };
+        match (p.name, &file.think_time, &file.layer) {
+            ("think-time", Some(think), _) => {
+                text.push_str(&format!(
+                    "think_time = {}\n",
+                    serde_json::json!(think.to_string())
+                ));
+                continue;
+            }
+            ("layer-retries", _, Some(layer)) => {
+                #[derive(serde::Serialize)]
+                struct Layers<'a> {
+                    layer: &'a [LayerFile],
+                }
+                tables = toml::to_string(&Layers { layer }).unwrap_or_default();
+                continue;
+            }
+            _ => {}
+        }
         let key = p.name.replace('-', "_");
         let bare = matches!(p.kind, Kind::Whole | Kind::Decimal) && value.parse::<f64>().is_ok();
         match bare {
@@ -46,7 +75,7 @@ pub fn herd_sim_keys(grid: &[(String, String)]) -> String {
             false => text.push_str(&format!("{key} = {}\n", serde_json::json!(value))),
         }
     }
-    text
+    text + &tables
 }
 
 /// The snippets of the policy `scenario` runs (the recommended candidate laid over the first
@@ -296,11 +325,39 @@ mod tests {
         .iter()
         .map(|(a, b)| (a.to_string(), b.to_string()))
         .collect();
-        let keys = herd_sim_keys(&grid);
+        let keys = herd_sim_keys(&ScenarioFile::default(), &grid);
         let read = ScenarioFile::parse(&keys, None).unwrap();
         assert_eq!(read.retries, Some(6));
         assert_eq!(read.base, Some(SimDuration::from_millis(250)));
         assert_eq!(read.budget.as_deref(), Some("grpc:max_tokens=20"));
         assert_eq!(read.retry_probability, Some(0.5));
+    }
+
+    #[test]
+    fn reshaped_keys_are_written_as_they_ran() {
+        // A think time of exp:1s at a mean of 250 ms ran as exp:250ms, and layer-retries set
+        // the retries of the base's layer, keeping its strategy and waits.
+        let base = ScenarioFile::parse(
+            "in_flight = 1\nthink_time = \"exp:1s\"\n\
+             [[layer]]\nstrategy = \"fixed\"\nbase = \"2s\"\nretries = 1\n",
+            Some("toml"),
+        )
+        .unwrap();
+        let grid: Vec<(String, String)> = [("layer-retries", "3"), ("think-time", "250ms")]
+            .iter()
+            .map(|(a, b)| (a.to_string(), b.to_string()))
+            .collect();
+        let keys = herd_sim_keys(&base, &grid);
+        let read = ScenarioFile::parse(&keys, Some("toml")).unwrap();
+        assert_eq!(read.think_time.unwrap().to_string(), "exp:250ms", "{keys}");
+        let layers = read.layer.unwrap();
+        assert_eq!(layers.len(), 1);
+        assert_eq!(layers[0].retries, Some(3));
+        assert_eq!(layers[0].base, Some(SimDuration::from_secs(2)));
+        assert_eq!(layers[0].strategy.as_ref().unwrap().0, [Strategy::Fixed]);
+        // Without a base shape, a fixed wait, as before.
+        let grid = [("think-time".to_string(), "10ms".to_string())];
+        let keys = herd_sim_keys(&ScenarioFile::default(), &grid);
+        assert_eq!(keys, "think_time = \"10ms\"\n");
     }
 }
