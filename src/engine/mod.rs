@@ -34,7 +34,7 @@ use rayon::prelude::*;
 
 use crate::metrics::{Histogram, Tally, Totals, WindowCursor, Windows};
 use crate::policy::control::Controls;
-use crate::policy::{Decision, Policy, Strategy};
+use crate::policy::{CurveTable, Decision, Policy, Strategy};
 use crate::rng::{ClientRng, ClientSeeds};
 use crate::server::{Response, Server};
 use crate::time::{SimDuration, SimTime};
@@ -354,6 +354,8 @@ impl FindWindow for Windows {
 /// its attempts ([`NoTrace`] unless traced).
 struct Run<'a, F, O = NoTrace> {
     policy: Policy,
+    /// The policy's curve, worked out once.
+    curve: CurveTable,
     latency: Latency,
     network: NetworkDelay,
     work: Work,
@@ -387,6 +389,7 @@ impl<'a, F: FindWindow, O: Observer> Run<'a, F, O> {
     fn new(spec: &RunSpec, first_id: u32, clients: u32, tally: &'a mut Tally, trace: O) -> Self {
         Run {
             policy: spec.policy,
+            curve: CurveTable::new(spec.policy.backoff),
             latency: spec.latency,
             network: spec.network,
             work: spec.work,
@@ -522,7 +525,8 @@ impl<'a, F: FindWindow, O: Observer> Run<'a, F, O> {
                 hints.reset_in = hints
                     .reset_in
                     .map(|r| SimDuration(r.0.saturating_sub(round_trip.0)));
-                match self.policy.decide(
+                match self.policy.decide_on(
+                    &self.curve,
                     client.retries_made,
                     client.previous.get(self.policy.backoff.base),
                     &hints,

@@ -3,19 +3,19 @@
 
 use rand::RngCore;
 
-use super::Backoff;
+use super::Curve;
 use crate::rng::uniform_below;
 use crate::time::SimDuration;
 
 /// `⌊e_k/2⌋` plus a uniform draw in `[0, e_k − ⌊e_k/2⌋)`, so the result stays below `e_k`.
 #[inline(always)]
-pub(super) fn delay<R: RngCore + ?Sized>(
+pub(super) fn delay<C: Curve + ?Sized, R: RngCore + ?Sized>(
     retry: u32,
-    backoff: &Backoff,
+    curve: &C,
     rng: &mut R,
 ) -> SimDuration {
     // Before the cap, `e` is the uncapped curve and the sum is clamped.
-    let e = backoff.jitter_ceiling(retry).as_nanos();
+    let e = curve.jitter_ceiling(retry).as_nanos();
     let half = e / 2;
-    SimDuration((half + uniform_below(rng, e - half)).min(backoff.cap.as_nanos()))
+    SimDuration((half + uniform_below(rng, e - half)).min(curve.backoff().cap.as_nanos()))
 }

@@ -2,11 +2,11 @@
 //! Moves the waves apart but keeps every wave whole: all clients that failed together retry
 //! together.
 
-use super::Backoff;
+use super::Curve;
 use crate::time::SimDuration;
 
 /// `e_k` for retry `retry` (1-based).
 #[inline(always)]
-pub(super) fn delay(retry: u32, backoff: &Backoff) -> SimDuration {
-    backoff.exponential(retry)
+pub(super) fn delay<C: Curve + ?Sized>(retry: u32, curve: &C) -> SimDuration {
+    curve.exponential(retry)
 }

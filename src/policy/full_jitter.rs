@@ -3,18 +3,18 @@
 
 use rand::RngCore;
 
-use super::Backoff;
+use super::Curve;
 use crate::rng::uniform_below;
 use crate::time::SimDuration;
 
 /// A uniform draw below the exponential delay of retry `retry` (1-based), or below the
 /// uncapped curve and then clamped, with [`super::JitterOrder::BeforeCap`].
 #[inline(always)]
-pub(super) fn delay<R: RngCore + ?Sized>(
+pub(super) fn delay<C: Curve + ?Sized, R: RngCore + ?Sized>(
     retry: u32,
-    backoff: &Backoff,
+    curve: &C,
     rng: &mut R,
 ) -> SimDuration {
-    let drawn = uniform_below(rng, backoff.jitter_ceiling(retry).as_nanos());
-    SimDuration(drawn.min(backoff.cap.as_nanos()))
+    let drawn = uniform_below(rng, curve.jitter_ceiling(retry).as_nanos());
+    SimDuration(drawn.min(curve.backoff().cap.as_nanos()))
 }

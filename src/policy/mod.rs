@@ -196,27 +196,29 @@ impl Strategy {
     /// retry) and what the server said. Pure: the only state is `rng`. Always inlined: it is
     /// called once per refusal in the hot loop, and a call there costs more than the match.
     #[inline(always)]
-    pub fn delay<R: RngCore + ?Sized>(
+    pub fn delay<C: Curve + ?Sized, R: RngCore + ?Sized>(
         self,
         retry: u32,
         previous: SimDuration,
         hints: &Hints,
-        backoff: &Backoff,
+        curve: &C,
         rng: &mut R,
     ) -> SimDuration {
         match self {
             Strategy::Naive => naive::delay(),
-            Strategy::Fixed => fixed::delay(backoff),
-            Strategy::Exponential => exponential::delay(retry, backoff),
-            Strategy::FullJitter => full_jitter::delay(retry, backoff, rng),
-            Strategy::EqualJitter => equal_jitter::delay(retry, backoff, rng),
-            Strategy::DecorrelatedJitter => decorrelated_jitter::delay(previous, backoff, rng),
-            Strategy::RetryAfter => retry_after::delay(retry, hints, backoff),
-            Strategy::ResetAware => reset_aware::delay(retry, hints, backoff),
-            Strategy::RetryAfterJitter => retry_after_jitter::delay(retry, hints, backoff, rng),
+            Strategy::Fixed => fixed::delay(curve.backoff()),
+            Strategy::Exponential => exponential::delay(retry, curve),
+            Strategy::FullJitter => full_jitter::delay(retry, curve, rng),
+            Strategy::EqualJitter => equal_jitter::delay(retry, curve, rng),
+            Strategy::DecorrelatedJitter => {
+                decorrelated_jitter::delay(previous, curve.backoff(), rng)
+            }
+            Strategy::RetryAfter => retry_after::delay(retry, hints, curve),
+            Strategy::ResetAware => reset_aware::delay(retry, hints, curve),
+            Strategy::RetryAfterJitter => retry_after_jitter::delay(retry, hints, curve, rng),
             #[cfg(feature = "backon")]
             Strategy::BackonExponential | Strategy::BackonFibonacci | Strategy::BackonConstant => {
-                crate::adapters::backon::delay(self, retry, backoff, rng)
+                crate::adapters::backon::delay(self, retry, curve.backoff(), rng)
             }
         }
     }
@@ -370,6 +372,77 @@ impl Backoff {
     }
 }
 
+/// Where a strategy reads its curve: [`Backoff`] works each value out when asked; a
+/// [`CurveTable`] reads the first retries' values from a table made once for a run, so that
+/// the engine's loops, which ask at every refusal, do not work them out again each time.
+pub trait Curve {
+    /// The backoff whose curve this is.
+    fn backoff(&self) -> &Backoff;
+    /// [`Backoff::exponential`] of retry `retry`.
+    fn exponential(&self, retry: u32) -> SimDuration;
+    /// [`Backoff::jitter_ceiling`] of retry `retry`.
+    fn jitter_ceiling(&self, retry: u32) -> SimDuration;
+}
+
+impl Curve for Backoff {
+    #[inline(always)]
+    fn backoff(&self) -> &Backoff {
+        self
+    }
+    #[inline(always)]
+    fn exponential(&self, retry: u32) -> SimDuration {
+        Backoff::exponential(self, retry)
+    }
+    #[inline(always)]
+    fn jitter_ceiling(&self, retry: u32) -> SimDuration {
+        Backoff::jitter_ceiling(self, retry)
+    }
+}
+
+/// Retries a [`CurveTable`] holds the curve of (retry 0 is never asked about).
+const TABLED_RETRIES: usize = 16;
+
+/// A backoff's curve worked out once for the first [`TABLED_RETRIES`] retries (later ones are
+/// worked out when asked, as [`Backoff`] does): the same values, read from a table.
+#[derive(Clone, Copy, Debug)]
+pub struct CurveTable {
+    backoff: Backoff,
+    exponential: [SimDuration; TABLED_RETRIES],
+    jitter_ceiling: [SimDuration; TABLED_RETRIES],
+}
+
+impl CurveTable {
+    /// The table of `backoff`'s curve.
+    pub fn new(backoff: Backoff) -> Self {
+        CurveTable {
+            backoff,
+            exponential: std::array::from_fn(|k| backoff.exponential(k as u32)),
+            jitter_ceiling: std::array::from_fn(|k| backoff.jitter_ceiling(k as u32)),
+        }
+    }
+}
+
+impl Curve for CurveTable {
+    #[inline(always)]
+    fn backoff(&self) -> &Backoff {
+        &self.backoff
+    }
+    #[inline(always)]
+    fn exponential(&self, retry: u32) -> SimDuration {
+        match self.exponential.get(retry as usize) {
+            Some(&e) => e,
+            None => self.backoff.exponential(retry),
+        }
+    }
+    #[inline(always)]
+    fn jitter_ceiling(&self, retry: u32) -> SimDuration {
+        match self.jitter_ceiling.get(retry as usize) {
+            Some(&e) => e,
+            None => self.backoff.jitter_ceiling(retry),
+        }
+    }
+}
+
 /// What the server told the client with its refusal. Empty for a server that is simply down;
 /// the header-aware strategies read it.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -438,6 +511,24 @@ impl Policy {
         hints: &Hints,
         rng: &mut R,
     ) -> Decision {
+        self.decide_on(&self.backoff, retries_made, previous, hints, rng)
+    }
+
+    /// [`Policy::decide`] reading the curve from `curve` (this policy's backoff's, such as a
+    /// [`CurveTable`] of it).
+    #[inline(always)]
+    pub fn decide_on<C: Curve + ?Sized, R: RngCore + ?Sized>(
+        &self,
+        curve: &C,
+        retries_made: u32,
+        previous: SimDuration,
+        hints: &Hints,
+        rng: &mut R,
+    ) -> Decision {
+        debug_assert!(
+            curve.backoff() == &self.backoff,
+            "a curve of another backoff"
+        );
         if retries_made >= self.max_retries {
             return Decision::GiveUp;
         }
@@ -445,9 +536,7 @@ impl Policy {
             return Decision::GiveUp;
         }
         let retry = retries_made + 1;
-        let delay = self
-            .strategy
-            .delay(retry, previous, hints, &self.backoff, rng);
+        let delay = self.strategy.delay(retry, previous, hints, curve, rng);
         Decision::Retry { retry, delay }
     }
 }
@@ -479,6 +568,53 @@ mod tests {
         assert_eq!(p.backoff.cap.as_nanos(), 30_000_000_000);
         assert_eq!(p.backoff.multiplier, 2.0);
         assert_eq!(p.max_retries, 4);
+    }
+
+    #[test]
+    fn a_curve_table_reads_what_the_backoff_works_out() {
+        let b = backoff();
+        let nanos = |s: u64| SimDuration(s);
+        for backoff in [
+            b,
+            Backoff {
+                jitter_order: JitterOrder::BeforeCap,
+                ..b
+            },
+            Backoff {
+                multiplier: 1.5,
+                ..b
+            },
+            Backoff {
+                multiplier: 3.0,
+                jitter_order: JitterOrder::BeforeCap,
+                ..b
+            },
+            // Doubling past 2^64 before the cap, and a base above the cap.
+            Backoff {
+                base: nanos(1 << 60),
+                cap: nanos(u64::MAX),
+                ..b
+            },
+            Backoff {
+                base: nanos(50),
+                cap: nanos(20),
+                ..b
+            },
+        ] {
+            let table = CurveTable::new(backoff);
+            for retry in 0..=TABLED_RETRIES as u32 + 3 {
+                assert_eq!(
+                    Curve::exponential(&table, retry),
+                    backoff.exponential(retry),
+                    "{backoff:?} retry {retry}"
+                );
+                assert_eq!(
+                    Curve::jitter_ceiling(&table, retry),
+                    backoff.jitter_ceiling(retry),
+                    "{backoff:?} retry {retry}"
+                );
+            }
+        }
     }
 
     #[test]

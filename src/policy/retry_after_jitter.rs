@@ -5,19 +5,19 @@
 
 use rand::RngCore;
 
-use super::{Backoff, Hints};
+use super::{Curve, Hints};
 use crate::rng::uniform_below;
 use crate::time::SimDuration;
 
 /// `Retry-After` (zero when absent) plus a uniform draw below `e_k`, capped.
 #[inline(always)]
-pub(super) fn delay<R: RngCore + ?Sized>(
+pub(super) fn delay<C: Curve + ?Sized, R: RngCore + ?Sized>(
     retry: u32,
     hints: &Hints,
-    backoff: &Backoff,
+    curve: &C,
     rng: &mut R,
 ) -> SimDuration {
     let floor = hints.retry_after.unwrap_or(SimDuration::ZERO);
-    let jitter = SimDuration(uniform_below(rng, backoff.jitter_ceiling(retry).as_nanos()));
-    (floor + jitter).min(backoff.cap)
+    let jitter = SimDuration(uniform_below(rng, curve.jitter_ceiling(retry).as_nanos()));
+    (floor + jitter).min(curve.backoff().cap)
 }

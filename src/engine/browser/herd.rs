@@ -147,7 +147,8 @@ impl<'a, F: FindWindow, O: Observer> Tabs<'a, F, O> {
     ) -> (Option<SimTime>, Next) {
         let policy = self.run.policy;
         let client = &mut c.client;
-        match policy.decide(
+        match policy.decide_on(
+            &self.run.curve,
             client.retries_made,
             client.previous.get(policy.backoff.base),
             &hints,
