@@ -24,10 +24,12 @@
 //!   the lane's in order: the same order as inserting them into the run, without the binary
 //!   search and the shift of the run's tail that an insertion costs.
 //! - When the run is used up, the lowest non-empty bucket is taken. A small one (at most
-//!   [`SMALL`] events) is sorted into the new run, FIFO among equal times, and its latest time
-//!   becomes the base (a bucket of a few events, the usual one when few are pending, by
-//!   insertion; a larger one by sorting keys). A larger one is scanned for its earliest time, which becomes the base;
-//!   its events at that time form the run and the rest are re-filed at lower levels.
+//!   [`SMALL`] events, 4096; 256 at the top level) is sorted into the new run, FIFO among
+//!   equal times, and its latest time becomes the base (a bucket of a few events, the usual
+//!   one when few are pending, by insertion; a larger one by sorting keys, which at ten
+//!   million pending events spares the buckets of a few hundred events a second re-filing).
+//!   A larger one is scanned for its earliest time, which becomes the base; its events at
+//!   that time form the run and the rest are re-filed at lower levels.
 //! - A bucket is a chain of fixed-size **blocks** taken from one shared store. A bucket
 //!   emptied gives its blocks back to a free stack, and the next bucket to grow takes the
 //!   block freed last, still in cache. Nothing is copied when a bucket grows, and memory
@@ -54,10 +56,14 @@ use crate::time::SimTime;
 
 const LEVELS: usize = 8;
 const DIGITS: usize = 256;
-/// Buckets this small are sorted straight into the run instead of being re-filed.
-pub const SMALL: usize = 256;
-// A small bucket's positions fit the low byte of its sort keys.
-const _: () = assert!(SMALL <= 256);
+/// Buckets this small are sorted straight into the run instead of being re-filed (at the top
+/// level, [`SMALL_TOP`]).
+pub const SMALL: usize = 1 << POSITION_BITS;
+/// Bits of a small bucket's sort key that hold an event's position in the bucket, below its
+/// time under the bucket's level (at most 48 bits below level 7).
+const POSITION_BITS: usize = 12;
+/// A level-7 bucket's times fill 56 bits below it, leaving a byte for the position.
+const SMALL_TOP: usize = 1 << 8;
 /// Runs and buckets this short are sorted by insertion, which beats a search or a sort of
 /// keys on a handful of events.
 const SHORT: usize = 8;
@@ -149,7 +155,7 @@ impl<T: Copy> EventQueue<T> {
             occupied: [[0; DIGITS / 64]; LEVELS],
             levels: 0,
             len: 0,
-            keys: Vec::with_capacity(SMALL),
+            keys: Vec::with_capacity(SMALL_TOP),
         }
     }
 
@@ -339,7 +345,8 @@ impl<T: Copy> EventQueue<T> {
                 self.levels &= !(1 << level);
             }
             let bucket = std::mem::take(&mut self.buckets[index]);
-            if bucket.len <= SMALL {
+            let small = if level < LEVELS - 1 { SMALL } else { SMALL_TOP };
+            if bucket.len <= small {
                 self.sort_into_run(level, bucket);
                 return;
             }
@@ -390,17 +397,17 @@ impl<T: Copy> EventQueue<T> {
                 .extend((0..bucket.len).map(|position| self.slots[at(position)]));
         } else {
             let low = (1u64 << (8 * level)) - 1;
+            let bits = if level < LEVELS - 1 { POSITION_BITS } else { 8 };
+            let mask = (1u64 << bits) - 1;
             self.keys.clear();
-            self.keys.extend(
-                (0..bucket.len).map(|position| {
-                    ((self.slots[at(position)].time.0 & low) << 8) | position as u64
-                }),
-            );
+            self.keys.extend((0..bucket.len).map(|position| {
+                ((self.slots[at(position)].time.0 & low) << bits) | position as u64
+            }));
             self.keys.sort_unstable();
             self.run.extend(
                 self.keys
                     .iter()
-                    .map(|&key| self.slots[at((key & 0xff) as usize)]),
+                    .map(|&key| self.slots[at((key & mask) as usize)]),
             );
         }
         self.free.extend_from_slice(&chain[..blocks]);
@@ -566,6 +573,37 @@ mod tests {
                 let bits = uniform_below(rng, 48) as u32;
                 uniform_below(rng, 1u64 << bits)
             });
+        }
+    }
+
+    #[test]
+    fn buckets_of_up_to_4096_events_are_sorted_by_time_then_push_order() {
+        // Thousands of events in one bucket of levels 1 to 5, many at equal times: sorted
+        // straight into the run on keys of the time below the level and a 12-bit position.
+        let mut rng = ClientRng::new(21);
+        for (offset, span, events) in [
+            (1_000u64, 256u64, 3_000u32),
+            (100_000, 1 << 16, 4_000),
+            (1 << 40, 1 << 24, 4_096),
+            (1 << 41, 1 << 40, 2_000),
+        ] {
+            let mut q = EventQueue::new();
+            let mut expected = Vec::new();
+            for c in 0..events {
+                // A third of the events at a handful of times, the rest anywhere in the span.
+                let t = if c % 3 == 0 {
+                    offset + span / 2 + uniform_below(&mut rng, 4)
+                } else {
+                    offset + uniform_below(&mut rng, span)
+                };
+                q.push(ev(t, c));
+                expected.push((t, c));
+            }
+            expected.sort_by_key(|&(t, _)| t);
+            let popped: Vec<(u64, u32)> = std::iter::from_fn(|| q.pop())
+                .map(|e| (e.time.0, e.item))
+                .collect();
+            assert_eq!(popped, expected, "offset {offset}, span {span}");
         }
     }
 
