@@ -30,9 +30,10 @@
 //!   retries' exponential delays and jitter ceilings) instead of worked out at every refusal:
 //!   the same run, 99.6 M -> 86.2 M (86 a request), -13 %.
 //!
-//! One run after it (docs/performance.md quotes it), `cargo bench --features bench --bench
-//! engine -- --warm-up-time 1 --measurement-time 3`, on the loaded machine: engine 53.4 ms,
-//! reference 27.8 ms (1.92×, was 4.0×).
+//! One run after them (docs/performance.md quotes it), `cargo bench --features bench --bench
+//! engine -- --warm-up-time 1 --measurement-time 3 herd`, on the loaded machine: engine
+//! 85.4 ms, reference 52.7 ms (1.62×; 1.92× before the tally's totals and the curve table,
+//! 4.0× before the server matched once).
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
