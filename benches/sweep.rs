@@ -1,14 +1,50 @@
-//! The sweep's parallel speed-up: one grid of 240 cells (6 strategies × 40 client counts, one
-//! seed each) run with one worker thread and with two, in the same run so the ratio is
-//! measured under the same machine load. Output goes to a file in a temporary folder, as a
-//! real sweep's would.
+//! Two measurements of the sweep, each against a baseline in the same run so the ratio is
+//! measured under the same machine load.
+//!
+//! `sweep_240_cells`: the sweep's parallel speed-up, one grid of 240 cells (6 strategies × 40
+//! client counts, one seed each) run with one worker thread and with two. Output goes to a
+//! file in a temporary folder, as a real sweep's would.
+//!
+//! `small_rows`: what a row costs beyond its simulation. `sweep` is a sweep of one cell of 10
+//! clients (the default herd against the down server) over 2000 seeds, on one thread, into a
+//! file; `bare` runs the same scenario with the same 2000 seeds through the engine directly
+//! (`engine::simulate`, no sweep machinery), so `sweep / bare - 1` is the overhead of a row:
+//! its setup, seeding, figures, CSV line and writing. `boundary` is the boundary search's
+//! oracle (the path `herd-sim boundary` and `herd-sim tune` take: one-cell sweeps whose rows
+//! are read back as figures) on 8 spike rates × 25 seeds of a small call loop (10 Poisson
+//! processes at 10 calls/s over 10 s against 4 workers), against `boundary_bare`, the same
+//! scenarios and seeds through the engine.
+//!
+//! What each change to a row bought, in instructions a row (callgrind, `herd-sim sweep
+//! --clients 10 --seeds 2000 --threads 1`, the engine's run about 19 900 of them throughout):
+//! - before: 122 000 a row, the run a sixth of it: the cell validated again for each row
+//!   (16 000), its seed label formatted from every parameter (16 000), the run's report built
+//!   with its descriptions (7 000), the summary serialised through the csv crate, split and
+//!   each number parsed and printed again (24 000), the line written by a csv writer of its
+//!   own (20 000), and the allocations of all those strings;
+//! - what a cell's rows share, worked out once per worker and cell (`RowCache`: the scenario,
+//!   the parameters' CSV, the label's hash, so a seed hashes only `replicate=N`), the figures
+//!   taken from the engine's tally through a serializer of numbers, and the line written
+//!   straight from them (whole numbers by `itoa`, times in nanoseconds by their digits, other
+//!   numbers by the standard library, so the bytes are those it printed): 32 900 a row, of
+//!   which the summary of the run (`Summary::of`, the histogram's peak among it) 4 400, the
+//!   figures' serializer and vector 2 400, writing them 2 000, the rest (sink, lock, rayon)
+//!   about 4 000. Every output is the same, byte for byte (`scripts/same-output.sh`).
 //!
 //! Run: cargo bench --features bench --bench sweep -- --warm-up-time 1 --measurement-time 3
 
+use std::hint::black_box;
+use std::sync::atomic::AtomicU64;
+
 use criterion::{criterion_group, criterion_main, Criterion};
 
+use herd_sim::boundary::evaluate::SweepOracle;
+use herd_sim::boundary::search::{Oracle, Probe};
+use herd_sim::config::{Scenario, ScenarioFile};
+use herd_sim::engine::simulate_all;
+use herd_sim::sweep::parameter::parameter;
 use herd_sim::sweep::sink::{Destination, RowSink, Start};
-use herd_sim::sweep::{run, Plan, SweepSpec};
+use herd_sim::sweep::{run, run_in, thread_pool, Plan, SweepSpec};
 
 fn grid() -> Plan {
     Plan::new(SweepSpec {
@@ -39,5 +75,137 @@ fn threads(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, threads);
+const SMALL: &str = "clients = 10\n";
+const SEEDS: u64 = 2000;
+
+/// A small call loop for the boundary oracle: 10 Poisson processes, a spike half-way.
+const SMALL_LOOP: &str = "clients = 10\nstrategy = \"full-jitter\"\nretries = 2\n\
+     arrivals = \"poisson\"\nrate = \"10/s\"\nduration = \"10s\"\nspike = \"4s..6s@20/s\"\n\
+     timeout = \"1s\"\n[server]\nmodel = \"capacity\"\nworkers = 4\nservice_time = \"exp:100ms\"\n";
+const SPIKE_RATES: [u64; 8] = [10, 15, 20, 25, 30, 35, 40, 45];
+const LOOP_SEEDS: u64 = 25;
+
+fn scenario(text: &str) -> Scenario {
+    ScenarioFile::parse(text, Some("toml"))
+        .expect("the bench scenario parses")
+        .validate_on(Some(1))
+        .expect("the bench scenario is valid")
+}
+
+/// The engine alone on `scenario` with each of `seeds`: what a sweep row simulates.
+fn bare(scenario: &Scenario, seeds: &[u64]) -> u64 {
+    let strategy = scenario.strategies[0];
+    let mut requests = 0;
+    for &seed in seeds {
+        let mut spec = scenario.run_spec(strategy);
+        spec.seed = seed;
+        let (tally, _) = simulate_all(&spec, scenario.path);
+        requests += black_box(tally).requests;
+    }
+    requests
+}
+
+fn small_rows(c: &mut Criterion) {
+    let pool = thread_pool(Some(1)).expect("a thread");
+    let plan = Plan::new(SweepSpec {
+        base: ScenarioFile::parse(SMALL, Some("toml")).expect("parses"),
+        seeds: SEEDS,
+        threads: Some(1),
+        ..Default::default()
+    })
+    .expect("the bench sweep is valid");
+    let header = plan.header();
+    let column = |name: &str| header.iter().position(|h| h == name).expect(name);
+    let (seed, requests) = (column("seed"), column("requests"));
+    let seeds: Vec<u64> = (0..plan.rows())
+        .map(|r| plan.key(r).expect("a row")[seed].parse().expect("a seed"))
+        .collect();
+    let small = scenario(SMALL);
+    // The same simulations: the rows' requests are the bare runs'.
+    let swept: u64 = (0..10)
+        .map(|r| {
+            plan.row(r).expect("a row")[requests]
+                .parse::<u64>()
+                .expect("a count")
+        })
+        .sum();
+    assert_eq!(swept, bare(&small, &seeds[..10]));
+
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let target = Destination::File(dir.path().join("rows.csv"));
+    let mut group = c.benchmark_group("small_rows");
+    group.sample_size(10);
+    group.bench_function("sweep", |b| {
+        b.iter(|| {
+            let sink = RowSink::open(&plan, &target, Start::Fresh).expect("open");
+            run_in(&pool, &plan, sink, &|_| {}).expect("run");
+        })
+    });
+    group.bench_function("bare", |b| b.iter(|| bare(&small, &seeds)));
+
+    let base = ScenarioFile::parse(SMALL_LOOP, Some("toml")).expect("parses");
+    let done = AtomicU64::new(0);
+    let oracle = SweepOracle {
+        base: &base,
+        axis: parameter("spike-rate").expect("an axis"),
+        fixed: &[],
+        pool: &pool,
+        threads: 1,
+        max_requests: u64::MAX,
+        progress: &|_| {},
+        done: &done,
+    };
+    let probes: Vec<Probe> = SPIKE_RATES
+        .iter()
+        .map(|rate| Probe {
+            value: rate * 1_000_000_000,
+            replicates: 0..LOOP_SEEDS,
+        })
+        .collect();
+    let outcomes = oracle.run(&probes).expect("the oracle runs");
+    let cells: Vec<(Scenario, Vec<u64>)> = SPIKE_RATES
+        .iter()
+        .zip(&outcomes)
+        .map(|(rate, outcomes)| {
+            let text = SMALL_LOOP.replace("@20/s", &format!("@{rate}/s"));
+            (
+                scenario(&text),
+                outcomes.iter().map(|o| o.seed).collect::<Vec<_>>(),
+            )
+        })
+        .collect();
+    // The same simulations: each seed's verdict is the bare run's.
+    for ((cell, seeds), outcomes) in cells.iter().zip(&outcomes) {
+        for (&seed, outcome) in seeds.iter().zip(outcomes) {
+            let mut spec = cell.run_spec(cell.strategies[0]);
+            spec.seed = seed;
+            let (_, calls) = simulate_all(&spec, cell.path);
+            let calls = calls.expect("a call loop");
+            let stuck = herd_sim::overload::CallLoopResult::new(
+                calls,
+                String::new(),
+                String::new(),
+                String::new(),
+                cell.overload.recovery_hold,
+                cell.overload.settle,
+            )
+            .stuck();
+            assert_eq!(stuck, outcome.collapsed, "seed {seed}");
+        }
+    }
+    group.bench_function("boundary", |b| {
+        b.iter(|| oracle.run(&probes).expect("the oracle runs"))
+    });
+    group.bench_function("boundary_bare", |b| {
+        b.iter(|| {
+            cells
+                .iter()
+                .map(|(cell, seeds)| bare(cell, seeds))
+                .sum::<u64>()
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, threads, small_rows);
 criterion_main!(benches);

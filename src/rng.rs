@@ -59,13 +59,39 @@ pub fn chacha_for_run(run_seed: u64) -> ChaCha8Rng {
 /// Only the master seed and the label matter, so a cell gets the same seed in any sweep, in any
 /// order, on any thread.
 pub fn derive_seed(master: u64, label: &str) -> u64 {
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    for byte in label.bytes() {
-        hash ^= u64::from(byte);
-        hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
+    LabelHash::default().then(label.as_bytes()).seed(master)
+}
+
+/// FNV-1a over a label's bytes as they come, so that the labels sharing a start (a sweep
+/// cell's parameters, then each replicate's number) hash that start once:
+/// `LabelHash::default().then(a).then(b).seed(master)` is `derive_seed(master, a + b)`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LabelHash(u64);
+
+impl Default for LabelHash {
+    fn default() -> Self {
+        LabelHash(0xcbf2_9ce4_8422_2325)
     }
-    let mut state = master ^ hash.rotate_left(32);
-    splitmix64(&mut state)
+}
+
+impl LabelHash {
+    /// The hash of the label so far followed by `bytes`.
+    #[inline]
+    pub fn then(self, bytes: &[u8]) -> LabelHash {
+        let mut hash = self.0;
+        for &byte in bytes {
+            hash ^= u64::from(byte);
+            hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+        LabelHash(hash)
+    }
+
+    /// The run seed of the label hashed so far under `master` ([`derive_seed`]).
+    #[inline]
+    pub fn seed(self, master: u64) -> u64 {
+        let mut state = master ^ self.0.rotate_left(32);
+        splitmix64(&mut state)
+    }
 }
 
 /// The client seeds of a run, read in client order from any starting client.
@@ -146,6 +172,19 @@ pub fn uniform_below<R: RngCore + ?Sized>(rng: &mut R, n: u64) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_label_hashed_in_parts_gives_the_seed_of_the_whole_label() {
+        let whole = derive_seed(2015, "clients=10;replicate=17");
+        let parts = LabelHash::default()
+            .then(b"clients=10;")
+            .then(b"replicate=")
+            .then(b"17");
+        assert_eq!(parts.seed(2015), whole);
+        assert_ne!(parts.seed(2016), whole);
+        // FNV-1a of the empty label is its offset basis, by definition.
+        assert_eq!(LabelHash::default().then(b""), LabelHash::default());
+    }
 
     #[test]
     fn unit_interval_maps_words_onto_multiples_of_two_to_the_minus_53() {

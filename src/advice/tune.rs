@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use rayon::prelude::*;
 
 use crate::config::{Unread, DEFAULT_SEED};
-use crate::sweep::{Layout, Plan, SweepSpec};
+use crate::sweep::{Layout, Plan, RowCache, SweepSpec};
 
 use super::tune_file::{control_of, control_text, Method, Target, Term, TuneError, TuneFile};
 use super::tune_frontier::{Evaluated, Rung, TuneReport};
@@ -290,10 +290,9 @@ impl Tuner {
             }
             let candidate = Candidate::at(&self.file, c);
             let plan = self.plan(&candidate, s, seeds)?;
-            let header = plan.header();
             let columns: Vec<Option<usize>> = self.metrics[s]
                 .iter()
-                .map(|m| header.iter().position(|h| h == m))
+                .map(|m| plan.metric_column(m))
                 .collect();
             let slot = plans.len();
             plans.push((c, s, plan, columns));
@@ -303,17 +302,19 @@ impl Tuner {
         let results = pool.install(|| {
             tasks
                 .par_iter()
-                .map(|&(slot, replicate)| {
+                .map_init(RowCache::default, |cache, &(slot, replicate)| {
                     let (c, s, plan, columns) = &plans[slot];
-                    let fields = plan.row(replicate).map_err(|error| TuneError::Cell {
-                        scenario: self.file.scenarios[*s].name.clone(),
-                        candidate: Candidate::at(&self.file, *c).describe(&self.file),
-                        error: Box::new(error),
-                    })?;
+                    let run = plan
+                        .run_row(replicate, cache)
+                        .map_err(|error| TuneError::Cell {
+                            scenario: self.file.scenarios[*s].name.clone(),
+                            candidate: Candidate::at(&self.file, *c).describe(&self.file),
+                            error: Box::new(error),
+                        })?;
                     progress(done.fetch_add(1, Ordering::Relaxed) + 1);
                     Ok(columns
                         .iter()
-                        .map(|c| c.and_then(|i| fields[i].parse::<f64>().ok()))
+                        .map(|c| c.and_then(|i| run.figures[i].number()))
                         .collect::<Vec<Option<f64>>>())
                 })
                 .collect::<Result<Vec<_>, TuneError>>()

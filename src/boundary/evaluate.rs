@@ -11,7 +11,7 @@ use rayon::prelude::*;
 
 use crate::config::ScenarioFile;
 use crate::sweep::parameter::{Kind, Parameter};
-use crate::sweep::{Layout, Plan, SweepSpec};
+use crate::sweep::{Layout, Plan, RowCache, SweepSpec};
 use crate::time::SimDuration;
 
 use super::search::{Oracle, Outcome, Probe};
@@ -109,9 +109,7 @@ impl SweepOracle<'_> {
         let Some(first) = plans.first() else {
             return Ok(Vec::new());
         };
-        let header = first.header();
-        let column = |name: &str| header.iter().position(|h| h == name);
-        let (Some(seed), Some(stuck)) = (column("seed"), column("stuck")) else {
+        let Some(stuck) = first.metric_column("stuck") else {
             return Err(BoundaryError::NoVerdict);
         };
         let tasks: Vec<(usize, u64)> = replicates
@@ -122,17 +120,17 @@ impl SweepOracle<'_> {
         let outcomes = self.pool.install(|| {
             tasks
                 .par_iter()
-                .map(|&(i, replicate)| {
-                    let fields = plans[i].row(replicate)?;
+                .map_init(RowCache::default, |cache, &(i, replicate)| {
+                    let run = plans[i].run_row(replicate, cache)?;
                     let done = self.done.fetch_add(1, Ordering::Relaxed) + 1;
                     (self.progress)(done);
-                    let collapsed = match fields[stuck].as_str() {
-                        "1" => true,
-                        "0" => false,
+                    let collapsed = match run.figures[stuck].number() {
+                        Some(1.0) => true,
+                        Some(0.0) => false,
                         _ => return Err(BoundaryError::NoVerdict),
                     };
                     Ok(Outcome {
-                        seed: fields[seed].parse().unwrap_or_default(),
+                        seed: run.seed,
                         collapsed,
                     })
                 })

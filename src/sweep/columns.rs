@@ -2,39 +2,10 @@
 //! loop's ([`CALL_METRICS`]) and the browser tabs' ([`TAB_METRICS`]) where a sweep has them,
 //! and one run's values for them, formatted as every CSV of herd-sim formats numbers.
 
-use crate::config::Scenario;
-use crate::experiment::run_one;
 use crate::metrics::{Summary, Tally};
-use crate::policy::Strategy;
 use crate::time::SimDuration;
 
-use super::Plan;
-
 pub use crate::report::{call_metric_values, CALL_METRICS};
-
-impl Plan {
-    /// Runs `strategy` of `scenario` once and returns its metric fields, in column order.
-    pub(super) fn run_metrics(&self, scenario: &Scenario, strategy: Strategy) -> Vec<String> {
-        let result = run_one(scenario, strategy);
-        let mut summary = result.summary;
-        summary.attempts = self.attempts.then_some(summary.requests);
-        // The tab counts go in their own columns, after the call loop's, in every row.
-        let tabs = [
-            summary.hidden_clients.take(),
-            summary.retries_while_hidden.take(),
-            summary.paused.take(),
-            summary.early_retries.take(),
-        ];
-        let mut values = metric_values(&summary);
-        if self.calls {
-            values.extend(call_metric_values(result.calls.as_ref()));
-        }
-        if self.tabs {
-            values.extend(tabs.map(|n| n.map_or(String::new(), |n| n.to_string())));
-        }
-        values
-    }
-}
 
 /// The metric columns a run with browser tabs adds (after the call loop's), in order: the
 /// summary's tab counts, empty for a cell without tabs.

@@ -27,6 +27,7 @@ pub mod columns;
 pub mod file;
 pub mod merge;
 pub mod parameter;
+mod row;
 pub mod shard;
 pub mod sink;
 pub mod stats;
@@ -46,8 +47,9 @@ pub use self::columns::{
     call_metric_values, metric_names, metric_values, CALL_METRICS, TAB_METRICS,
 };
 use self::parameter::{parse_axis, Axis, Value, PARAMETERS};
+pub use self::row::{Figure, RowCache, RowRun};
 use self::sink::RowSink;
-use self::stats::{Accumulator, Described, STATISTICS};
+use self::stats::STATISTICS;
 
 /// The largest grid run without `--max-cells`: enough for any experiment of the guide, small
 /// enough that a typo (`1..1000000`) is caught before hours of work.
@@ -221,6 +223,8 @@ impl Default for SweepSpec {
 /// A parsed, validated sweep: the grid, the seeding and the columns. Build with [`Plan::new`].
 #[derive(Debug)]
 pub struct Plan {
+    /// This plan among the process's plans, for a [`RowCache`].
+    id: u64,
     base: ScenarioFile,
     /// One per entry of [`PARAMETERS`] that varies or has a list in the base (strategy), in
     /// table order.
@@ -355,6 +359,7 @@ impl Plan {
             axis.parameter.check(&first)?;
         }
         let plan = Plan {
+            id: row::plan_number(),
             master_seed: spec.base.seed.unwrap_or(DEFAULT_SEED),
             base: spec.base,
             axes,
@@ -636,11 +641,6 @@ impl Plan {
         PARAMETERS.iter().map(|p| (p.get)(scenario)).collect()
     }
 
-    /// The run seed of replicate `replicate` of a cell (see the module documentation).
-    pub fn seed_of(&self, scenario: &Scenario, replicate: u64) -> u64 {
-        self.seed_with_label(&self.seed_label(scenario), replicate)
-    }
-
     /// The part of a cell's seed label before the replicate: every parameter whose effective
     /// value differs from its default (parameters kept out of it excepted), `name=value;`
     /// each.
@@ -666,55 +666,13 @@ impl Plan {
     /// The fields that identify row `row`: its parameters and replicate and seed (tidy) or
     /// its parameters and seed count (aggregate). Every row of the file starts with them.
     pub fn key(&self, row: u64) -> Result<Vec<String>, SweepError> {
-        Ok(self.keyed(row)?.0)
+        self.key_in(row, &mut RowCache::default())
     }
 
-    fn keyed(&self, row: u64) -> Result<(Vec<String>, Scenario), SweepError> {
-        let row = self.span.start + row;
-        let (cell, replicate) = match self.layout {
-            Layout::Tidy => (row / self.seeds, Some(row % self.seeds)),
-            Layout::Aggregate => (row, None),
-        };
-        let mut scenario = self.cell_scenario(cell)?;
-        // The sweep's seeds are its replicates: one run per row, with the row's own seed.
-        scenario.replicates = 1;
-        let mut fields = Self::parameter_fields(&scenario);
-        match replicate {
-            Some(replicate) => {
-                scenario.seed = self.seed_of(&scenario, replicate);
-                fields.push(replicate.to_string());
-                fields.push(scenario.seed.to_string());
-            }
-            None => fields.push(self.seeds.to_string()),
-        }
-        Ok((fields, scenario))
-    }
-
-    /// Runs row `row` (every seed of the cell when aggregated) and returns its fields.
+    /// Runs row `row` (every seed of the cell when aggregated) and returns its fields. A
+    /// worker running many rows passes its own cache to [`Plan::row_in`] instead.
     pub fn row(&self, row: u64) -> Result<Vec<String>, SweepError> {
-        let (mut fields, mut scenario) = self.keyed(row)?;
-        let strategy = scenario.strategies[0];
-        match self.layout {
-            Layout::Tidy => fields.extend(self.run_metrics(&scenario, strategy)),
-            Layout::Aggregate => {
-                // A few numbers a metric, whatever the seeds: memory does not grow with them.
-                let mut columns = vec![Accumulator::default(); self.metrics.len()];
-                for replicate in 0..self.seeds {
-                    scenario.seed = self.seed_of(&scenario, replicate);
-                    let values = self.run_metrics(&scenario, strategy);
-                    for (column, value) in columns.iter_mut().zip(values) {
-                        // Empty (a metric that did not apply to this seed) is left out.
-                        if let Ok(number) = value.parse::<f64>() {
-                            column.push(number);
-                        }
-                    }
-                }
-                for column in &columns {
-                    fields.extend(Described::fields(column.describe()));
-                }
-            }
-        }
-        Ok(fields)
+        self.row_in(row, &mut RowCache::default())
     }
 }
 
@@ -762,18 +720,19 @@ pub fn run_in(
         while start < total {
             // A window at a time: the rows still waiting to be written stay below WINDOW.
             let end = (start + WINDOW).min(total);
-            (start..end)
-                .into_par_iter()
-                .try_for_each(|row| -> Result<(), SweepError> {
+            (start..end).into_par_iter().try_for_each_init(
+                RowCache::default,
+                |cache, row| -> Result<(), SweepError> {
                     if lock().has(row) {
                         return Ok(());
                     }
-                    let fields = plan.row(row)?;
+                    let line = plan.row_line(row, cache)?;
                     let mut sink = lock();
-                    sink.accept(row, &fields)?;
+                    sink.accept_line(row, line)?;
                     progress(sink.finished());
                     Ok(())
-                })?;
+                },
+            )?;
             lock().end_window()?;
             start = end;
         }

@@ -299,7 +299,11 @@ impl RowSink {
     /// Takes a finished row: writes it (and every waiting row it unblocks) if it is next,
     /// otherwise journals it and keeps it until its turn.
     pub fn accept(&mut self, row: u64, fields: &[String]) -> Result<(), SweepError> {
-        let bytes = line(fields);
+        self.accept_line(row, line(fields))
+    }
+
+    /// [`RowSink::accept`] of a row already written as its CSV line.
+    pub fn accept_line(&mut self, row: u64, bytes: Vec<u8>) -> Result<(), SweepError> {
         if row == self.written {
             self.written += 1;
             self.write_ready(bytes)
