@@ -14,6 +14,7 @@ mod closed;
 mod estimate;
 mod flat;
 mod merge;
+mod paths;
 mod resume;
 mod sparse;
 mod sweep;

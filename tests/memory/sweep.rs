@@ -10,7 +10,7 @@ use crate::{peak_bytes, serial};
 
 /// Two worker threads for this test, built once: a pool dropped at the end of a test would
 /// free its threads' memory while another test measures.
-fn pool() -> &'static rayon::ThreadPool {
+pub fn pool() -> &'static rayon::ThreadPool {
     static POOL: std::sync::OnceLock<rayon::ThreadPool> = std::sync::OnceLock::new();
     POOL.get_or_init(|| {
         rayon::ThreadPoolBuilder::new()
