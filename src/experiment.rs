@@ -104,7 +104,10 @@ pub fn run(scenario: &Scenario) -> Report {
 
 /// [`run`], every attempt of replicate 0 of each strategy written to `trace`: the
 /// strategies one after another, in order, so the trace is the same for any thread count.
-pub fn run_traced<W: std::io::Write>(scenario: &Scenario, trace: &mut TraceWriter<W>) -> Report {
+pub fn run_traced<W: std::io::Write + Send>(
+    scenario: &Scenario,
+    trace: &mut TraceWriter<W>,
+) -> Report {
     let results = scenario
         .strategies
         .iter()

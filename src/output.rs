@@ -241,7 +241,7 @@ impl OutputFile {
     /// Where to write an output too large to hold in memory: write it in pieces here, then
     /// [`OutputFile::commit`] (with the bytes still to append, or none). For a regular target
     /// this is the temporary file: dropped without a commit, everything written is removed.
-    pub fn writer(&mut self) -> &mut dyn Write {
+    pub fn writer(&mut self) -> &mut (dyn Write + Send) {
         match &mut self.sink {
             Sink::Stdout(out) => out,
             Sink::Special(file) => file,

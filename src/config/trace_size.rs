@@ -6,7 +6,9 @@ use super::memory::human_bytes;
 use super::saturating::Sat;
 use super::{ConfigError, Scenario};
 use crate::engine::{Path, Work};
-use crate::trace::{part_clients, BUFFER_BYTES, LINE_BYTES_MAX, PARTS_PER_THREAD, PART_BYTES};
+use crate::trace::{
+    part_clients, BUFFER_BYTES, HANDOFF_BYTES, LINE_BYTES_MAX, PARTS_PER_THREAD, PART_BYTES,
+};
 
 /// A trace estimated to write more than this (10 GiB) needs `--yes`.
 pub const TRACE_BYTES_LIMIT: u64 = 10 << 30;
@@ -26,7 +28,9 @@ impl Scenario {
     /// Bytes the trace writer holds: its buffer and line, on the herd paths with several
     /// items a client or the `occ` server each client's position, and on the independent
     /// paths the parts formatted on the worker threads ([`PARTS_PER_THREAD`] a thread of
-    /// [`PART_BYTES`], with their clients' positions).
+    /// [`PART_BYTES`], with their clients' positions), on the paths of one thread (the call
+    /// loop, the event queue) the two batches of attempts handed to the thread that formats
+    /// them ([`HANDOFF_BYTES`]).
     pub fn trace_memory(&self) -> u64 {
         let spec = self.run_spec(self.strategies[0]);
         let per_client = !spec.uses_call_loop()
@@ -46,7 +50,13 @@ impl Scenario {
             }
             _ => Sat::ZERO,
         };
-        (clients + parts + Sat::from(BUFFER_BYTES as u64) + u128::from(LINE_BYTES_MAX)).to_u64()
+        let handoff = if spec.uses_call_loop() || !split {
+            Sat::from(HANDOFF_BYTES as u64)
+        } else {
+            Sat::ZERO
+        };
+        (clients + parts + handoff + Sat::from(BUFFER_BYTES as u64) + u128::from(LINE_BYTES_MAX))
+            .to_u64()
     }
 
     /// Refuses a trace past the memory budget (with the run's own estimate, `report` as

@@ -582,6 +582,21 @@ pub fn simulate_all(spec: &RunSpec, path: Path) -> (Tally, Option<crate::series:
 pub fn simulate_observed<O: Observer>(
     spec: &RunSpec,
     path: Path,
+    mut trace: O,
+) -> (Tally, Option<crate::series::OverloadTally>) {
+    // A loop on one thread leaves the others idle: the trace is formatted on one of them.
+    if O::ON && (spec.uses_call_loop() || !takes_independent(spec, path)) {
+        if let Some(run) = trace.handing_off(|handoff| simulate_on(spec, path, handoff)) {
+            return run;
+        }
+    }
+    simulate_on(spec, path, trace)
+}
+
+/// [`simulate_observed`], telling `trace` on this thread (or on the independent paths' parts).
+fn simulate_on<O: Observer>(
+    spec: &RunSpec,
+    path: Path,
     trace: O,
 ) -> (Tally, Option<crate::series::OverloadTally>) {
     if spec.uses_call_loop() {
@@ -591,8 +606,9 @@ pub fn simulate_observed<O: Observer>(
     (simulate_herd(spec, path, trace), None)
 }
 
-fn simulate_herd<O: Observer>(spec: &RunSpec, path: Path, trace: O) -> Tally {
-    let independent = match path {
+/// True when `path` takes the independent path for `spec`'s herd.
+fn takes_independent(spec: &RunSpec, path: Path) -> bool {
+    match path {
         Path::Auto => spec.clients_independent(),
         Path::EventQueue => false,
         Path::Independent => {
@@ -602,7 +618,11 @@ fn simulate_herd<O: Observer>(spec: &RunSpec, path: Path, trace: O) -> Tally {
             );
             true
         }
-    };
+    }
+}
+
+fn simulate_herd<O: Observer>(spec: &RunSpec, path: Path, trace: O) -> Tally {
+    let independent = takes_independent(spec, path);
     match (independent, spec.browser.is_active(), O::ON) {
         (true, false, false) => simulate_independent(spec),
         (true, false, true) => in_order(

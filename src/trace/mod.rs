@@ -26,9 +26,11 @@
 //! number `i` (from 0) of the SplitMix64 stream started at `s XOR 0x7472616365` (`trace` in
 //! ASCII) is below `F · 2^64`; the same clients for every strategy of a run.
 
+mod handoff;
 mod record;
 mod writer;
 
+pub use handoff::{Handoff, HANDOFF_ATTEMPTS, HANDOFF_BYTES};
 pub use record::{Attempt, Next, NoTrace, Observer, Outcome};
 pub use writer::{
     part_clients, RunInfo, Sample, TraceFormat, TracePart, TraceWriter, BUFFER_BYTES,

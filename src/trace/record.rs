@@ -4,6 +4,7 @@
 //! [`NoTrace`] (every run without `--trace`) the record is never built and the call compiles
 //! away. No I/O.
 
+use super::handoff::Handoff;
 use super::writer::TracePart;
 use crate::time::{SimDuration, SimTime};
 
@@ -97,6 +98,13 @@ pub trait Observer {
     /// Takes back a part made by [`Observer::part`], its clients' attempts following those
     /// told so far; parts are joined in client order.
     fn join(&mut self, _part: TracePart) {}
+    /// Runs `run`, a run's loop on one thread (the call loop, the event queue), telling a
+    /// [`Handoff`] whose attempts another thread tells this observer in the same order, when
+    /// this observer can be told so (the trace writer can, when the run has more than one
+    /// thread); else `None`, `run` not called.
+    fn handing_off<R, F: FnOnce(&mut Handoff) -> R>(&mut self, _run: F) -> Option<R> {
+        None
+    }
 }
 
 /// The observer of every run without a trace: does nothing, costs nothing.
@@ -120,5 +128,8 @@ impl<T: Observer + ?Sized> Observer for &mut T {
     }
     fn join(&mut self, part: TracePart) {
         (**self).join(part)
+    }
+    fn handing_off<R, F: FnOnce(&mut Handoff) -> R>(&mut self, run: F) -> Option<R> {
+        (**self).handing_off(run)
     }
 }

@@ -6,6 +6,7 @@
 use std::io::{self, Write};
 use std::path::Path;
 
+use super::handoff::Handoff;
 use super::record::{Attempt, Next, Observer, Outcome};
 use crate::config::ConfigError;
 use crate::time::{SimDuration, SimTime, NANOS_PER_SEC};
@@ -383,7 +384,7 @@ impl<W: Write> TraceWriter<W> {
 /// Room a line is written into: the longest line and the padded copies' overrun.
 const LINE_ROOM: usize = LINE_BYTES_MAX as usize + PAD_MAX;
 
-impl<W: Write> Observer for TraceWriter<W> {
+impl<W: Write + Send> Observer for TraceWriter<W> {
     const ON: bool = true;
 
     #[inline]
@@ -411,6 +412,12 @@ impl<W: Write> Observer for TraceWriter<W> {
         self.write_out(0..part.used, Some(&part.bytes));
         self.lines.count += part.lines.count;
         self.spare.push(part.bytes);
+    }
+
+    /// Formats and writes on a second thread when the run has more than one: the loop then
+    /// pays a copy of each attempt instead of its line.
+    fn handing_off<R, F: FnOnce(&mut Handoff) -> R>(&mut self, run: F) -> Option<R> {
+        (rayon::current_num_threads() > 1).then(|| super::handoff::hand_off(self, run))
     }
 }
 

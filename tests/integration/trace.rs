@@ -321,6 +321,26 @@ fn the_trace_is_the_same_for_any_thread_count_and_in_csv() {
             "--outage",
             "0s..1s",
         ][..],
+        // The call loop, over more attempts than two of the batches its trace is handed
+        // over in (a thread formats them when the run has two).
+        &[
+            "--clients",
+            "10",
+            "--server",
+            "capacity",
+            "--arrivals",
+            "poisson",
+            "--rate",
+            "80/s",
+            "--duration",
+            "120s",
+            "--workers",
+            "10",
+            "--service-time",
+            "exp:100ms",
+            "--timeout",
+            "1s",
+        ][..],
     ] {
         let mut traces = Vec::new();
         for threads in ["1", "2"] {
@@ -338,6 +358,10 @@ fn the_trace_is_the_same_for_any_thread_count_and_in_csv() {
             traces.push(fs::read(&path).unwrap());
         }
         assert_eq!(traces[0], traces[1], "{args:?}");
+        if args[5] == "poisson" {
+            let lines = traces[0].iter().filter(|&&b| b == b'\n').count();
+            assert!(lines > 2 * herd_sim::trace::HANDOFF_ATTEMPTS, "{lines}");
+        }
         if args[1] == "66000" {
             continue;
         }
