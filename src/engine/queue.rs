@@ -57,7 +57,7 @@ use crate::time::SimTime;
 const LEVELS: usize = 8;
 const DIGITS: usize = 256;
 /// Buckets this small are sorted straight into the run instead of being re-filed (at the top
-/// level, [`SMALL_TOP`]).
+/// level, `SMALL_TOP`).
 pub const SMALL: usize = 1 << POSITION_BITS;
 /// Bits of a small bucket's sort key that hold an event's position in the bucket, below its
 /// time under the bucket's level (at most 48 bits below level 7).

@@ -402,7 +402,7 @@ impl Curve for Backoff {
 /// Retries a [`CurveTable`] holds the curve of (retry 0 is never asked about).
 const TABLED_RETRIES: usize = 16;
 
-/// A backoff's curve worked out once for the first [`TABLED_RETRIES`] retries (later ones are
+/// A backoff's curve worked out once for the first `TABLED_RETRIES` retries (later ones are
 /// worked out when asked, as [`Backoff`] does): the same values, read from a table.
 #[derive(Clone, Copy, Debug)]
 pub struct CurveTable {

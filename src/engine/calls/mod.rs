@@ -26,7 +26,7 @@
 //! the attempt answered and do nothing). A first-come first-served capacity server whose
 //! answers are known at arrival needs none of its own events: when a request leaves the
 //! server and when its answer is read are reached in time order between events instead
-//! ([`known`]), the series' windows closing at them as they closed at the events.
+//! (`known`), the series' windows closing at them as they closed at the events.
 //!
 //! **Ties** (the queue's rule, FIFO by scheduling order): events at one time are handled in
 //! the order they were scheduled. So a timeout, scheduled when the attempt was sent, comes
