@@ -3,7 +3,7 @@
 use clap::Args;
 
 use super::values::*;
-use herd_sim::config::LayerFile;
+use herd_sim::config::{LayerFile, LayerStack};
 
 /// Flags of retry control: the `flaky` server, and the budgets, breakers and throttles each
 /// client process keeps (see `herd_sim::policy::control`).
@@ -44,4 +44,20 @@ pub struct ControlArgs {
     /// "strategy=naive retries=3". Its attempt is a whole call of the layer below.
     #[arg(long, value_name = "SPEC", value_parser = parse_text::<LayerFile>)]
     pub layer: Vec<LayerFile>,
+
+    /// The whole stack of retry layers in one value, outermost first, separated by `;`, the
+    /// last the innermost (the run's own policy, whose attempts reach the server; it may take
+    /// timeout and throttle too), e.g. --layers "retries=3 ; retries=3 ; retries=2" (4 x 4 x 3
+    /// attempts a call). The same as --layer for each but the last and the last's keys as the
+    /// run's flags, so it is refused beside --layer and the run's policy flags.
+    #[arg(
+        long,
+        value_name = "STACK",
+        value_parser = parse_text::<LayerStack>,
+        conflicts_with_all = [
+            "layer", "preset", "strategy", "retries", "base", "cap", "multiplier",
+            "retry_probability", "jitter_order", "budget", "breaker", "throttle", "timeout",
+        ]
+    )]
+    pub layers: Option<LayerStack>,
 }

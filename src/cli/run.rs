@@ -436,7 +436,7 @@ impl RunArgs {
         } else {
             None
         };
-        ScenarioFile {
+        let mut file = ScenarioFile {
             sweep: None,
             preset: self.preset.preset.clone(),
             clients: self.clients,
@@ -484,6 +484,10 @@ impl RunArgs {
             servers: o.servers,
             balancer: o.balancer.clone(),
             rolling_restart: o.rolling_restart,
+        };
+        if let Some(stack) = &self.control.layers {
+            stack.lay_over(&mut file);
         }
+        file
     }
 }

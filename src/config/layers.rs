@@ -1,6 +1,8 @@
 //! Layered retries as written: a config's `[[layer]]` list or the repeated `--layer SPEC`
 //! (space-separated `key=value` pairs, `--layer "strategy=naive retries=3"`), outermost
-//! first, each with a run's policy keys; and their validation into the engine's
+//! first, each with a run's policy keys, or the whole stack in one `--layers` value
+//! ([`LayerStack`], layers separated by `;`, the last the run's own); and their validation
+//! into the engine's
 //! [`Layers`](crate::engine::calls::Layers). The run's own policy keys stay the innermost
 //! layer. No I/O, no clap.
 
@@ -73,9 +75,143 @@ impl std::str::FromStr for LayerFile {
     }
 }
 
+/// What separates the layers of `--layers`: a character no `key=value` pair of a layer holds.
+pub const LAYER_SEPARATOR: char = ';';
+
+/// A whole stack of layers in one value, as `--layers` takes it: layers separated by `;`,
+/// outermost first, the last the innermost (the run's own policy, whose attempts reach the
+/// server): `--layers "retries=3 ; retries=3 ; retries=2"` is an app retrying 3 times around
+/// an SDK retrying 3 times around a mesh retrying twice, 4 x 4 x 3 attempts a call against a
+/// server that refuses all. The same as a `--layer` for each but the last, and the last's keys
+/// as the run's own policy flags.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LayerStack {
+    /// The layers around the innermost, outermost first (`--layer`, `[[layer]]`).
+    pub outer: Vec<LayerFile>,
+    /// The innermost layer: the run's own policy keys (it may take a timeout and a throttle).
+    pub innermost: LayerFile,
+}
+
+impl std::str::FromStr for LayerStack {
+    type Err = String;
+    /// Layers separated by `;`, each as `--layer` takes it: none empty, each outer one checked
+    /// as `--layer` is, so a bad layer is said with its place.
+    fn from_str(text: &str) -> Result<Self, String> {
+        let parts: Vec<&str> = text.split(LAYER_SEPARATOR).collect();
+        let count = parts.len();
+        let mut layers = Vec::with_capacity(count);
+        for (i, part) in parts.iter().enumerate() {
+            let index = i + 1;
+            let place = match index == count {
+                true => format!("layer {index} of {count} (the innermost)"),
+                false => format!("layer {index} of {count} (outermost first)"),
+            };
+            let file: LayerFile = part.parse().map_err(|e| format!("{place}: {e}"))?;
+            if file.is_empty() {
+                return Err(format!(
+                    "{place} is empty; accepted: layers separated by `{LAYER_SEPARATOR}`, each \
+                     with at least one of {LAYER_KEYS}"
+                ));
+            }
+            // The innermost's keys lie over the run's own (a config's), so it is checked with
+            // them, as the run's policy; an outer layer stands alone.
+            let checked = match index == count {
+                true => Ok(()),
+                false => file.outer_layer().map(|_| ()),
+            };
+            if let Err(e) = checked {
+                return Err(match e {
+                    ConfigError::Invalid {
+                        field,
+                        value,
+                        accepted,
+                    } => match field {
+                        "--layer" => format!("{place}: {value}; {accepted}"),
+                        _ => format!("{place}: {field} {value}; {accepted}"),
+                    },
+                    other => format!("{place}: {other}"),
+                });
+            }
+            layers.push(file);
+        }
+        let innermost = layers.pop().unwrap_or_default();
+        Ok(LayerStack {
+            outer: layers,
+            innermost,
+        })
+    }
+}
+
+impl LayerStack {
+    /// Lays the stack over `file`: its outer layers replace the file's list, and the
+    /// innermost's keys its own policy keys.
+    pub fn lay_over(&self, file: &mut ScenarioFile) {
+        let inner = &self.innermost;
+        file.layer = Some(self.outer.clone());
+        file.preset = inner.preset.clone().or(file.preset.take());
+        file.jitter_order = inner.jitter_order.clone().or(file.jitter_order.take());
+        file.budget = inner.budget.clone().or(file.budget.take());
+        file.breaker = inner.breaker.clone().or(file.breaker.take());
+        file.throttle = inner.throttle.clone().or(file.throttle.take());
+        file.strategy = inner.strategy.clone().or(file.strategy.take());
+        file.retries = inner.retries.or(file.retries);
+        file.base = inner.base.or(file.base);
+        file.cap = inner.cap.or(file.cap);
+        file.multiplier = inner.multiplier.or(file.multiplier);
+        file.retry_probability = inner.retry_probability.or(file.retry_probability);
+        file.timeout = inner.timeout.or(file.timeout);
+    }
+}
+
 impl LayerFile {
     fn is_empty(&self) -> bool {
         *self == LayerFile::default()
+    }
+
+    /// The layer as one around the run's own policy, validated: it needs a policy key, one
+    /// strategy, no timeout and no throttle. Its own refusals name `--layer` without a place.
+    fn outer_layer(&self) -> Result<Layer, ConfigError> {
+        let refuse = |value: String, accepted: &str| Err(invalid("--layer", value, accepted));
+        if self.is_empty() {
+            return refuse(
+                "(no policy)".into(),
+                &format!("accepted: a layer with at least one of {LAYER_KEYS}"),
+            );
+        }
+        if let Some(t) = self.timeout {
+            return refuse(
+                format!("timeout {t}"),
+                "accepted: a timeout on the run's own policy (--timeout), the innermost layer; an outer layer's attempt ends when the call below it does",
+            );
+        }
+        if let Some(t) = &self.throttle {
+            return refuse(
+                format!("throttle {t}"),
+                "accepted: a throttle on the run's own policy (--throttle), the innermost layer; outer layers take a budget or a breaker",
+            );
+        }
+        let scenario = self.as_scenario().validate_without_budget_on(Some(1))?;
+        if scenario.controls.throttle != Throttle::None {
+            return refuse(
+                format!("preset {}", self.preset.as_deref().unwrap_or("")),
+                "accepted: a preset without a throttle (outer layers take a budget or a breaker)",
+            );
+        }
+        let [strategy] = scenario.strategies[..] else {
+            return refuse(
+                "strategy (several)".into(),
+                "accepted: one strategy a layer",
+            );
+        };
+        Ok(Layer {
+            policy: Policy {
+                strategy,
+                backoff: scenario.backoff,
+                max_retries: scenario.retries,
+                retry_chance: scenario.retry_chance,
+            },
+            controls: scenario.controls,
+        })
     }
 
     /// The layer as a scenario of its policy keys only, for the run's own validation.
@@ -104,11 +240,17 @@ fn about_layer(index: usize, count: usize, error: ConfigError) -> ConfigError {
             field,
             value,
             accepted,
-        } => invalid(
-            "--layer",
-            format!("{field} {value} in layer {index} of {count} (outermost first)"),
-            accepted,
-        ),
+        } => {
+            let what = match field {
+                "--layer" => value,
+                _ => format!("{field} {value}"),
+            };
+            invalid(
+                "--layer",
+                format!("{what} in layer {index} of {count} (outermost first)"),
+                accepted,
+            )
+        }
         other => other,
     }
 }
@@ -137,57 +279,10 @@ impl ScenarioFile {
         }
         let mut outer = Vec::with_capacity(count);
         for (i, file) in files.iter().enumerate() {
-            let index = i + 1;
-            let refuse = |value: String, accepted: &str| {
-                Err(invalid(
-                    "--layer",
-                    format!("{value} in layer {index} of {count} (outermost first)"),
-                    accepted.to_string(),
-                ))
-            };
-            if file.is_empty() {
-                return refuse(
-                    "(no policy)".into(),
-                    &format!("accepted: a layer with at least one of {LAYER_KEYS}"),
-                );
-            }
-            if let Some(t) = file.timeout {
-                return refuse(
-                    format!("timeout {t}"),
-                    "accepted: a timeout on the run's own policy (--timeout), the innermost layer; an outer layer's attempt ends when the call below it does",
-                );
-            }
-            if let Some(t) = &file.throttle {
-                return refuse(
-                    format!("throttle {t}"),
-                    "accepted: a throttle on the run's own policy (--throttle), the innermost layer; outer layers take a budget or a breaker",
-                );
-            }
-            let scenario = file
-                .as_scenario()
-                .validate_without_budget_on(Some(1))
-                .map_err(|e| about_layer(index, count, e))?;
-            if scenario.controls.throttle != Throttle::None {
-                return refuse(
-                    format!("preset {}", file.preset.as_deref().unwrap_or("")),
-                    "accepted: a preset without a throttle (outer layers take a budget or a breaker)",
-                );
-            }
-            let [strategy] = scenario.strategies[..] else {
-                return refuse(
-                    "strategy (several)".into(),
-                    "accepted: one strategy a layer",
-                );
-            };
-            outer.push(Layer {
-                policy: Policy {
-                    strategy,
-                    backoff: scenario.backoff,
-                    max_retries: scenario.retries,
-                    retry_chance: scenario.retry_chance,
-                },
-                controls: scenario.controls,
-            });
+            outer.push(
+                file.outer_layer()
+                    .map_err(|e| about_layer(i + 1, count, e))?,
+            );
         }
         Ok(Layers { outer })
     }

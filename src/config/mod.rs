@@ -38,7 +38,7 @@ mod workload;
 
 pub use browser::HeadersVisible;
 pub use client::{LatencyText, StrategyList};
-pub use layers::{LayerFile, LAYER_KEYS};
+pub use layers::{LayerFile, LayerStack, LAYER_KEYS, LAYER_SEPARATOR};
 pub use memory::{default_threads, human_bytes, reservable, MemoryEstimate, Part};
 pub use output::Published;
 pub use pool::{RollingText, MAX_SERVERS};

@@ -546,6 +546,154 @@ fn three_layers_of_three_retries_against_an_outage_multiply() {
     assert!((product - 33.0).abs() < 1e-9, "{product}");
 }
 
+/// A run of 10 calls against the default (down) server with `extra` flags, as JSON.
+fn stacked(extra: &[&str]) -> Vec<u8> {
+    let mut args = vec!["--clients", "10", "--format", "json"];
+    args.extend_from_slice(extra);
+    crate::herd_sim_ok(&args)
+}
+
+#[test]
+fn a_stack_in_one_value_is_each_outer_layer_and_the_runs_own_policy() {
+    // An app retrying 3 times around an SDK retrying 3 times around a mesh retrying twice,
+    // against a server down for good: 4 x 4 x 3 = 48 attempts a call, 480 for 10 calls,
+    // byte for byte what the repeated --layer form and the run's own --retries give.
+    let one_value = stacked(&["--layers", "retries=3 ; retries=3 ; retries=2"]);
+    let repeated = stacked(&[
+        "--layer",
+        "retries=3",
+        "--layer",
+        "retries=3",
+        "--retries",
+        "2",
+    ]);
+    assert_eq!(one_value, repeated);
+    let report: serde_json::Value = serde_json::from_slice(&one_value).unwrap();
+    let r = &report["results"][0];
+    assert_eq!(
+        (r["attempts"].as_u64(), r["amplification"].as_f64()),
+        (Some(480), Some(48.0))
+    );
+    let layers: Vec<u64> = r["layers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["attempts"].as_u64().unwrap())
+        .collect();
+    assert_eq!(layers, [40, 160, 480]);
+    // The fixed three-layer study against an outage over 0-5 s, every key of each layer, and
+    // the innermost's timeout and throttle, which only the innermost takes.
+    let outage = [
+        "--server",
+        "flaky",
+        "--failure-rate",
+        "0",
+        "--outage",
+        "0s..5s",
+    ];
+    let one_value = stacked(&[&outage[..], &["--layers", "strategy=fixed base=1s retries=3;strategy=fixed base=100ms retries=3 ; strategy=fixed base=100ms retries=3 timeout=1s throttle=sre"]].concat());
+    let repeated = stacked(
+        &[
+            &outage[..],
+            &[
+                "--layer",
+                "strategy=fixed base=1s retries=3",
+                "--layer",
+                "strategy=fixed base=100ms retries=3",
+                "--strategy",
+                "fixed",
+                "--base",
+                "100ms",
+                "--retries",
+                "3",
+                "--timeout",
+                "1s",
+                "--throttle",
+                "sre",
+            ],
+        ]
+        .concat(),
+    );
+    assert_eq!(one_value, repeated);
+    // One layer is the run's own policy alone; over a config, the stack replaces the config's
+    // layers, and the innermost's keys lie over the config's own policy keys.
+    assert_eq!(
+        stacked(&["--layers", "retries=2"]),
+        stacked(&["--retries", "2"])
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("layered.toml");
+    std::fs::write(
+        &config,
+        "strategy = \"fixed\"\nretries = 5\n[[layer]]\nretries = 7\n[[layer]]\nretries = 9\n",
+    )
+    .unwrap();
+    let config = config.to_str().unwrap();
+    let over_config = stacked(&["--config", config, "--layers", "retries=1 ; retries=2"]);
+    let plain = stacked(&[
+        "--strategy",
+        "fixed",
+        "--layer",
+        "retries=1",
+        "--retries",
+        "2",
+    ]);
+    assert_eq!(over_config, plain);
+}
+
+#[test]
+fn a_stack_with_an_empty_or_misplaced_layer_or_beside_the_flags_it_sets_is_refused() {
+    for (args, wanted) in [
+        (
+            &["--layers", "retries=3 ; ; retries=2"][..],
+            "layer 2 of 3 (outermost first) is empty",
+        ),
+        (
+            &["--layers", "retries=3 ;"][..],
+            "layer 2 of 2 (the innermost) is empty",
+        ),
+        (
+            &["--layers", ""][..],
+            "layer 1 of 1 (the innermost) is empty",
+        ),
+        (
+            &["--layers", "timeout=1s ; retries=2"][..],
+            "layer 1 of 2 (outermost first): timeout 1s",
+        ),
+        (
+            &["--layers", "throttle=sre ; retries=2"][..],
+            "throttle sre",
+        ),
+        (
+            &["--layers", "strategy=naive,fixed ; retries=2"][..],
+            "one strategy",
+        ),
+        (
+            &["--layers", "retries=1 cap=1ms ; retries=2"][..],
+            "--cap 1ms",
+        ),
+        (&["--layers", "retries=2 ; colour=red"][..], "colour"),
+        (
+            &["--layers", "retries=2", "--layer", "retries=1"][..],
+            "--layer",
+        ),
+        (
+            &["--layers", "retries=2", "--retries", "1"][..],
+            "--retries",
+        ),
+        (
+            &["--layers", "retries=2", "--timeout", "1s"][..],
+            "--timeout",
+        ),
+    ] {
+        let e = refused(args);
+        assert!(
+            e.contains("--layers") && e.contains(wanted),
+            "{args:?}: {e}"
+        );
+    }
+}
+
 #[test]
 fn layers_without_a_policy_or_that_cannot_compose_are_refused_in_one_line() {
     for (args, wanted) in [
