@@ -1,7 +1,8 @@
 //! The herd-sim binary: parse the command line, call the library, map errors to exit codes.
 //!
 //! Exit codes: 0 success; 2 bad input (flags, config, scenario — clap uses 2 as well);
-//! 1 anything else (an output file that cannot be written, say).
+//! 1 anything else (an output that fails while it is written, say; a path that cannot take
+//! an output is bad input, found before anything runs).
 
 mod cli;
 
@@ -230,13 +231,11 @@ fn writes_dense(args: &RunArgs) -> bool {
 /// report goes there when `--out` is not given): the second would overwrite or interleave
 /// with the first. A device such as `/dev/null` may take several.
 fn check_distinct_outputs(args: &RunArgs) -> anyhow::Result<()> {
-    let target = |path: &std::path::Path| {
-        OutputTarget::of(path).with_context(|| format!("cannot write {}", path.display()))
-    };
+    let target = cli::outputs::check_output;
     let mut taken = vec![(
         "--out",
         match &args.out {
-            Some(path) => target(path)?,
+            Some(path) => target("--out", path)?,
             None => OutputTarget::Stdout,
         },
     )];
@@ -248,7 +247,7 @@ fn check_distinct_outputs(args: &RunArgs) -> anyhow::Result<()> {
         ("--html", &args.html),
     ] {
         let Some(path) = path else { continue };
-        let this = target(path)?;
+        let this = target(flag, path)?;
         if let Some((other, _)) = taken
             .iter()
             .find(|(_, t)| t.same_as(&this) && !matches!(t, OutputTarget::Special(_)))
@@ -324,16 +323,32 @@ fn refuse_outgrown(
 /// once the outputs are open.
 fn execute_run(run: ValidRun<'_>, args: &RunArgs, note: Option<String>) -> anyhow::Result<()> {
     // Fail on an unwritable path before simulating anything.
-    let out = args.out.as_deref().map(create_output).transpose()?;
-    let series_out = run.series_out.map(create_output).transpose()?;
-    let html_out = args.html.as_deref().map(create_output).transpose()?;
+    let out = args
+        .out
+        .as_deref()
+        .map(|p| create_output("--out", p))
+        .transpose()?;
+    let series_out = run
+        .series_out
+        .map(|p| create_output("--series-out", p))
+        .transpose()?;
+    let html_out = args
+        .html
+        .as_deref()
+        .map(|p| create_output("--html", p))
+        .transpose()?;
     let charts = run
         .charts
         .into_iter()
-        .map(|(path, format)| Ok((create_output(path)?, format)))
+        .map(|(path, format)| {
+            Ok((
+                create_output(cli::outputs::chart_flag(format), path)?,
+                format,
+            ))
+        })
         .collect::<anyhow::Result<Vec<_>>>()?;
     let trace = match &run.trace {
-        Some(t) => Some((create_output(t.path)?, t)),
+        Some(t) => Some((create_output("--trace", t.path)?, t)),
         None => None,
     };
     for note in note
@@ -413,7 +428,7 @@ fn trace_policy(args: TracePolicyArgs) -> anyhow::Result<()> {
     let (spec, header) = args.spec()?;
     let text = herd_sim::policy::trace::render(&herd_sim::policy::trace::trace(&spec), &header);
     match &args.out {
-        Some(path) => commit(create_output(path)?, text.as_bytes()),
+        Some(path) => commit(create_output("--out", path)?, text.as_bytes()),
         None => write_stdout(text.as_bytes()),
     }
 }
@@ -431,7 +446,7 @@ fn plot(args: PlotArgs) -> anyhow::Result<()> {
     let table = DataTable::parse(&bytes, &shown)?;
     let chart = LineChart::from_table(&table, &args.spec())?;
     let replaced = matches!(OutputTarget::of(&path), Ok(OutputTarget::Regular(p)) if p.is_file());
-    let file = create_output(&path)?;
+    let file = create_output("--out", &path)?;
     let to_stdout = file.is_stdout();
     commit(file, &chart.render(format, args.chart_size)?)?;
     if !to_stdout {

@@ -97,6 +97,45 @@ impl OutputTarget {
     }
 }
 
+/// Checks, before anything is written, that `path` can take an output, and says why not:
+/// what [`OutputTarget::of`] refuses (a folder, a file standing where a folder must be), and
+/// for a file to replace, a folder it cannot be made in. That folder is the target's, or the
+/// nearest one that exists when the missing ones would be made: a probe file is made there
+/// (`.herd-sim-probe.PID`, new) and removed at once, so the check holds for root as for
+/// anyone, and on file systems that refuse new files whatever their modes (`/proc`). A
+/// device or FIFO is written into and standard output always taken, so neither is probed.
+pub fn check_writable(path: &Path) -> io::Result<OutputTarget> {
+    let target = OutputTarget::of(path)?;
+    let OutputTarget::Regular(resolved) = &target else {
+        return Ok(target);
+    };
+    let mut folder = resolved.parent();
+    let folder = loop {
+        match folder {
+            Some(f) if f.as_os_str().is_empty() => break Path::new("."),
+            Some(f) if f.is_dir() => break f,
+            Some(f) => folder = f.parent(),
+            None => break Path::new("."),
+        }
+    };
+    let probe = folder.join(format!(".herd-sim-probe.{}", std::process::id()));
+    match OpenOptions::new().write(true).create_new(true).open(&probe) {
+        Ok(file) => {
+            drop(file);
+            let _ = fs::remove_file(&probe);
+        }
+        // Another output of this process is probing there: the folder takes new files.
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
+        Err(e) => {
+            return Err(io::Error::new(
+                e.kind(),
+                format!("no file can be made in {} ({e})", folder.display()),
+            ))
+        }
+    }
+    Ok(target)
+}
+
 /// True when `a` and `b` name one file: the same device and inode when both exist, otherwise
 /// the same path once the folders that exist are resolved.
 pub fn same_path(a: &Path, b: &Path) -> bool {

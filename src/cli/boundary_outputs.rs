@@ -3,8 +3,6 @@
 
 use std::path::Path;
 
-use anyhow::Context;
-
 use herd_sim::boundary::BoundaryError;
 use herd_sim::chart::ImageFormat;
 use herd_sim::config::ConfigError;
@@ -17,10 +15,8 @@ impl BoundaryArgs {
     /// fits the flag, and no two outputs (the report's `--out` among them) name one file or
     /// both standard output. A device such as `/dev/null` may take several.
     pub fn charts(&self) -> anyhow::Result<Vec<(&Path, ImageFormat)>> {
-        let target = |path: &Path| {
-            OutputTarget::of(path).with_context(|| format!("cannot write {}", path.display()))
-        };
-        let mut taken = vec![("--out", target(&self.out)?)];
+        let target = super::outputs::check_output;
+        let mut taken = vec![("--out", target("--out", &self.out)?)];
         let mut charts = Vec::new();
         for (path, flag, format) in [
             (&self.png, "--png", Some(ImageFormat::Png)),
@@ -31,7 +27,7 @@ impl BoundaryArgs {
             if let Some(format) = format {
                 ImageFormat::for_output(flag, path, &[format])?;
             }
-            let this = target(path)?;
+            let this = target(flag, path)?;
             if let Some((other, _)) = taken
                 .iter()
                 .find(|(_, t)| t.same_as(&this) && !matches!(t, OutputTarget::Special(_)))

@@ -91,13 +91,17 @@ pub fn report(args: ReportArgs) -> anyhow::Result<()> {
     } else {
         None
     };
-    let out = args.out.as_deref().map(create_output).transpose()?;
+    let out = args
+        .out
+        .as_deref()
+        .map(|p| create_output("--out", p))
+        .transpose()?;
     // The charts go beside a report written to a file (their links are relative to it),
     // opened with it before anything runs.
     let chart_files = match args.out.as_deref() {
         Some(path) if matches!(OutputTarget::of(path), Ok(OutputTarget::Regular(_))) => links
             .iter()
-            .map(|c| create_output(&beside(path, &c.link)))
+            .map(|c| create_output("--out", &beside(path, &c.link)))
             .collect::<anyhow::Result<Vec<_>>>()?,
         _ => Vec::new(),
     };

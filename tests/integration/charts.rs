@@ -187,8 +187,8 @@ fn bad_chart_arguments_fail_before_simulating_and_leave_no_file() {
         .assert()
         .code(2)
         .stderr(predicate::str::contains("WIDTHxHEIGHT"));
-    herd().arg("--png").arg(dir.path()).assert().code(1).stderr(
-        predicate::str::starts_with("error: cannot write").and(predicate::str::contains("folder")),
+    herd().arg("--png").arg(dir.path()).assert().code(2).stderr(
+        predicate::str::starts_with("error: invalid --png").and(predicate::str::contains("folder")),
     );
     assert!(!png.exists());
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);

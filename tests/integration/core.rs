@@ -506,8 +506,8 @@ fn an_output_file_is_written_whole_and_a_bad_path_fails_first() {
         .arg(blocker.join("run.json"))
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&out.stderr).starts_with("error: cannot write"));
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).starts_with("error: invalid --out"));
     let leftovers = std::fs::read_dir(dir.path()).unwrap().count();
     assert_eq!(leftovers, 2, "no temporary file left behind");
 }

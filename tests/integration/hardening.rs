@@ -503,9 +503,9 @@ fn huge_work_with_yes_is_accepted_and_stops_only_at_an_unwritable_output() {
             .output()
             .unwrap();
         let stderr = text(&output.stderr);
-        assert_eq!(output.status.code(), Some(1), "{args:?}: {stderr}");
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
         assert!(
-            stderr.starts_with("error: cannot write"),
+            stderr.starts_with("error: invalid --out"),
             "{args:?}: {stderr}"
         );
         assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");

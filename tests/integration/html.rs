@@ -544,7 +544,7 @@ fn a_tunes_page_is_refused_in_one_line_where_it_cannot_be_whole() {
         "peak@flaky",
     ]);
     assert!(line.contains("--chart-x: peak@flaky"), "{line}");
-    // Under a regular file: the one line, exit 1 (the system refuses), the report unwritten.
+    // Under a regular file: bad input, the one line, exit 2, the report unwritten.
     let file = dir.path().join("notes.txt");
     fs::write(&file, "mine").unwrap();
     let under = file.join("page.html");
@@ -554,7 +554,7 @@ fn a_tunes_page_is_refused_in_one_line_where_it_cannot_be_whole() {
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
     assert!(stderr.contains("is not a directory"), "{stderr}");
     let names: Vec<_> = fs::read_dir(dir.path())

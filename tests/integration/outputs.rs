@@ -425,11 +425,110 @@ fn an_output_under_a_regular_file_says_not_a_directory() {
     refused(
         &["--clients", "10", "--out", &shown],
         &[],
-        1,
-        &[&not_a_directory],
+        2,
+        &["invalid --out", &not_a_directory],
     );
     let mut sweep: Vec<&str> = SWEEP.to_vec();
     sweep.extend(["--out", &shown]);
-    refused(&sweep, &[], 1, &[&not_a_directory]);
+    refused(&sweep, &[], 2, &["invalid --out", &not_a_directory]);
     assert_eq!(fs::read(&file).unwrap(), b"mine");
+}
+
+/// Every output of every command, given a folder or a path whose folder cannot be made (one
+/// under `/proc`, where no file or folder can be made, root or not): bad input, one line
+/// naming the flag, the path and why, exit 2, before anything runs, nothing written beside.
+#[test]
+fn an_output_that_cannot_be_a_file_is_bad_input_for_every_command() {
+    let dir = tempfile::tempdir().unwrap();
+    let folder = dir.path().join("a-folder");
+    fs::create_dir(&folder).unwrap();
+    let shard = dir.path().join("shard.csv");
+    let mut args = with_path(&SWEEP, "--out", &shard);
+    args.extend(["--shard".into(), "0/1".into()]);
+    ok_with(&args);
+    let shard = shard.to_str().unwrap();
+    let fine = |name: &str| dir.path().join(name).display().to_string();
+    let (json, page, png) = (fine("r.json"), fine("p.html"), fine("c.png"));
+    let run = ["--clients", "10", "--timeout", "1s", "--format", "json"];
+    let boundary = [
+        "boundary",
+        "--config",
+        "configs/collapse-spike.toml",
+        "--axis",
+        "spike-rate",
+        "--range",
+        "40..120",
+    ];
+    let tune = ["tune", "--config", "configs/tune/grpc-throttling.toml"];
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (run.to_vec(), "--out"),
+        ([&run[..], &["--out", &json]].concat(), "--trace"),
+        ([&run[..], &["--out", &json]].concat(), "--html"),
+        ([&run[..], &["--out", &json]].concat(), "--png"),
+        ([&run[..], &["--out", &json]].concat(), "--svg"),
+        ([&run[..], &["--out", &json]].concat(), "--series-out"),
+        (SWEEP.to_vec(), "--out"),
+        ([&SWEEP[..], &["--out", &json]].concat(), "--html"),
+        (vec!["merge", shard], "--out"),
+        (vec!["lint", "--strategy", "naive"], "--out"),
+        (vec!["report", "configs/policy-report.toml"], "--out"),
+        (boundary.to_vec(), "--out"),
+        ([&boundary[..], &["--out", &json]].concat(), "--png"),
+        (
+            [&boundary[..], &["--out", &json, "--png", &png]].concat(),
+            "--html",
+        ),
+        (tune.to_vec(), "--out"),
+        ([&tune[..], &["--out", &json]].concat(), "--html"),
+        (
+            [&tune[..], &["--out", &json, "--html", &page]].concat(),
+            "--svg",
+        ),
+        (
+            vec![
+                "trace-policy",
+                "--preset",
+                "grpc",
+                "--outcomes",
+                "error*4,success",
+            ],
+            "--out",
+        ),
+    ];
+    let folder_shown = folder.display().to_string();
+    let nowhere = "/proc/herd-sim-no-such-folder/out";
+    for (args, flag) in &cases {
+        let at_folder = [&args[..], &[flag, &folder_shown]].concat();
+        let said = format!("invalid {flag}: {folder_shown}");
+        refused(&at_folder, &[], 2, &[&said, "is a folder, not a file"]);
+        let svg_or_not = match *flag {
+            "--svg" => format!("{nowhere}.svg"),
+            "--png" => format!("{nowhere}.png"),
+            _ => nowhere.to_string(),
+        };
+        let at_nowhere = [&args[..], &[flag, &svg_or_not]].concat();
+        let said = format!("invalid {flag}: {svg_or_not}");
+        refused(
+            &at_nowhere,
+            &[],
+            2,
+            &[&said, "no file can be made in /proc"],
+        );
+        let mut left: Vec<String> = fs::read_dir(dir.path())
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| !n.starts_with("shard.csv") && !n.ends_with(".lock"))
+            .collect();
+        left.sort();
+        assert_eq!(left, ["a-folder"], "{args:?} {flag}: nothing written");
+        assert_eq!(fs::read_dir(&folder).unwrap().count(), 0);
+    }
+    // A device that fails while it is written is an I/O error, exit 1, as before.
+    refused(
+        &["--clients", "10", "--out", "/dev/full"],
+        &[],
+        1,
+        &["/dev/full"],
+    );
 }

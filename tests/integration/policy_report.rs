@@ -421,9 +421,9 @@ fn charts_are_written_only_beside_a_report_written_to_a_file() {
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(
-        stderr.starts_with("error: cannot write") && stderr.lines().count() == 1,
+        stderr.starts_with("error: invalid --out") && stderr.lines().count() == 1,
         "{stderr}"
     );
     assert!(!md.exists());

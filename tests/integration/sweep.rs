@@ -300,9 +300,9 @@ fn an_unwritable_output_fails_before_simulating() {
         .timeout(Duration::from_secs(60))
         .output()
         .unwrap();
-    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(output.status.code(), Some(2));
     let stderr = text(&output.stderr);
-    assert!(stderr.starts_with("error: cannot write"), "{stderr}");
+    assert!(stderr.starts_with("error: invalid --out"), "{stderr}");
 }
 
 #[test]

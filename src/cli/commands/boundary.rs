@@ -8,7 +8,7 @@ use herd_sim::config::check_work;
 use herd_sim::output::OutputFile;
 use herd_sim::sweep;
 
-use crate::cli::outputs::{commit, create_output, progress_bar};
+use crate::cli::outputs::{commit, open_outputs, progress_bar};
 use crate::cli::BoundaryArgs;
 
 /// `herd-sim boundary`: validate, open the output, search with a progress bar of runs spent,
@@ -22,12 +22,7 @@ pub fn boundary(args: BoundaryArgs) -> anyhow::Result<()> {
     let note = check_work(plan.work_estimate(), "boundary search", args.yes)?;
     let pool = sweep::thread_pool(args.threads.map(|n| n as usize))?;
     let charts = args.charts()?;
-    let out = create_output(&args.out)?;
-    let html = args.html.as_deref().map(create_output).transpose()?;
-    let charts = charts
-        .into_iter()
-        .map(|(path, format)| Ok((create_output(path)?, format)))
-        .collect::<anyhow::Result<Vec<_>>>()?;
+    let (out, html, charts) = open_outputs(&args.out, args.html.as_deref(), &charts)?;
     if let Some(note) = note {
         eprintln!("note: {note}");
     }
@@ -74,12 +69,7 @@ pub fn boundary_plane(args: &BoundaryArgs, spec: BoundarySpec) -> anyhow::Result
     let note = check_work(plan.work_estimate(), "boundary search", args.yes)?;
     let pool = sweep::thread_pool(args.threads.map(|n| n as usize))?;
     let charts = args.charts()?;
-    let out = create_output(&args.out)?;
-    let html = args.html.as_deref().map(create_output).transpose()?;
-    let charts = charts
-        .into_iter()
-        .map(|(path, format)| Ok((create_output(path)?, format)))
-        .collect::<anyhow::Result<Vec<_>>>()?;
+    let (out, html, charts) = open_outputs(&args.out, args.html.as_deref(), &charts)?;
     if let Some(note) = note {
         eprintln!("note: {note}");
     }

@@ -43,7 +43,11 @@ pub fn lint(args: LintArgs) -> anyhow::Result<()> {
     let scenario = file
         .overridden_by(run.scenario_overrides())
         .validate_on(run.threads.map(|n| n as usize))?;
-    let out = run.out.as_deref().map(create_output).transpose()?;
+    let out = run
+        .out
+        .as_deref()
+        .map(|p| create_output("--out", p))
+        .transpose()?;
     let threads = Some(scenario.threads);
     let pool = sweep::thread_pool(threads)?;
     let report = pool.install(|| herd_sim::advice::lint::lint(&scenario, threads))?;

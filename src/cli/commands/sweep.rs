@@ -7,13 +7,18 @@ use herd_sim::report::html::SWEEP_ROWS_MAX;
 use herd_sim::sweep::sink::Destination;
 use herd_sim::sweep::{self, shard::ShardRun, sink::RowSink, Plan, SweepError};
 
-use crate::cli::outputs::{commit, create_output, progress_bar};
+use crate::cli::outputs::{check_output, commit, create_output, progress_bar};
 use crate::cli::{MergeArgs, SweepArgs};
 
 pub fn sweep(args: SweepArgs) -> anyhow::Result<()> {
     if args.plan {
         print!("{}", args.plan_text()?);
         return Ok(());
+    }
+    // Bad output paths are bad input, said before the grid is even planned.
+    check_output("--out", &args.out)?;
+    if let Some(path) = &args.html {
+        check_output("--html", path)?;
     }
     let (spec, destination, start) = args.spec()?;
     let spec_for_page = spec.clone();
@@ -122,11 +127,12 @@ pub fn sweep_html_output(
         ))
         .into());
     }
-    create_output(path)
+    create_output("--html", path)
 }
 
 /// `herd-sim merge`: the shards of one sweep into the file one machine writes.
 pub fn merge(args: MergeArgs) -> anyhow::Result<()> {
+    check_output("--out", &args.out)?;
     sweep::merge::merge(&args.inputs, &args.out, args.aggregate)?;
     Ok(())
 }

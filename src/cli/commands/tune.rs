@@ -5,7 +5,7 @@ use herd_sim::chart::ImageFormat;
 use herd_sim::config::{check_work, DEFAULT_MAX_REQUESTS};
 use herd_sim::sweep;
 
-use crate::cli::outputs::{commit, create_output, distinct_outputs, progress_bar};
+use crate::cli::outputs::{commit, distinct_outputs, open_outputs, progress_bar};
 use crate::cli::{TuneArgs, TuneFormat};
 
 /// `herd-sim tune`: read and check the tune file (every candidate in every scenario), open the
@@ -47,12 +47,11 @@ pub fn tune(args: TuneArgs) -> anyhow::Result<()> {
     )?;
     let note = check_work(tuner.work_estimate(), "tune", args.yes)?;
     let pool = sweep::thread_pool(Some(threads))?;
-    let out = create_output(&args.out)?;
-    let html = args.html.as_deref().map(create_output).transpose()?;
-    let chart_outs = charts
+    let images: Vec<_> = charts
         .iter()
-        .map(|&(_, path, format)| Ok((create_output(path)?, format)))
-        .collect::<anyhow::Result<Vec<_>>>()?;
+        .map(|&(_, path, format)| (path, format))
+        .collect();
+    let (out, html, chart_outs) = open_outputs(&args.out, args.html.as_deref(), &images)?;
     if let Some(note) = note {
         eprintln!("note: {note}");
     }
