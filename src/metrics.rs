@@ -749,6 +749,7 @@ impl Tally {
 }
 
 /// The earlier of two times, either of which may be absent.
+#[inline]
 fn earliest(a: Option<SimTime>, b: Option<SimTime>) -> Option<SimTime> {
     match (a, b) {
         (Some(x), Some(y)) => Some(x.min(y)),

@@ -16,8 +16,7 @@
 //! in the same order, so a request arriving exactly when a worker frees takes it only if the
 //! completion was scheduled first.
 
-use std::cmp::Reverse;
-use std::collections::{BinaryHeap, VecDeque};
+use std::collections::VecDeque;
 
 use crate::policy::Hints;
 use crate::time::SimDuration;
@@ -101,8 +100,9 @@ impl CapacityRule {
 /// frees starts then either way: at once, or taken from the queue by the completion).
 #[derive(Clone, Debug)]
 pub struct Timeline {
-    /// Each worker's next free time, ns (empty for unlimited workers).
-    free_at: BinaryHeap<Reverse<u64>>,
+    /// Each worker's next free time, ns (empty for unlimited workers): a binary min-heap,
+    /// whose top is replaced as a request takes the earliest free worker.
+    free_at: Vec<u64>,
 }
 
 impl Timeline {
@@ -110,25 +110,42 @@ impl Timeline {
     pub fn new(rule: &CapacityRule) -> Self {
         let workers = rule.workers.map_or(0, |w| w as usize);
         Timeline {
-            free_at: (0..workers).map(|_| Reverse(0)).collect(),
+            free_at: vec![0; workers],
         }
     }
 
     /// When a request arriving at `now` (ns) starts.
     #[inline]
     pub fn start(&self, now: u64) -> u64 {
-        self.free_at
-            .peek()
-            .map_or(now, |&Reverse(free)| free.max(now))
+        self.free_at.first().map_or(now, |&free| free.max(now))
     }
 
     /// The request starting now ([`start`](Self::start)) holds the earliest free worker
     /// until `done` (ns).
     #[inline]
     pub fn hold(&mut self, done: u64) {
-        if let Some(mut earliest) = self.free_at.peek_mut() {
-            *earliest = Reverse(done);
+        // `done` sinks from the top: no earlier than the time it replaces, it only goes down.
+        let heap = &mut self.free_at[..];
+        let len = heap.len();
+        if len == 0 {
+            return;
         }
+        let mut hole = 0;
+        loop {
+            let mut child = 2 * hole + 1;
+            if child >= len {
+                break;
+            }
+            if child + 1 < len && heap[child + 1] < heap[child] {
+                child += 1;
+            }
+            if heap[child] >= done {
+                break;
+            }
+            heap[hole] = heap[child];
+            hole = child;
+        }
+        heap[hole] = done;
     }
 }
 

@@ -371,7 +371,8 @@ fn run_calls<O: Observer>(spec: &RunSpec, trace: O, known: bool) -> Option<(Tall
     };
     if known && run.answers_known() {
         if let Server::Capacity(c) = &run.servers[0] {
-            run.known = Some(known::KnownAnswers::new(&c.rule));
+            let completions = run.tally.retries.cursor();
+            run.known = Some(known::KnownAnswers::new(&c.rule, completions));
         }
     }
     for process in 0..spec.clients {

@@ -2,8 +2,9 @@
 //! goes to ([`Balance`]), whether that server is out or degraded at an instant (the run's
 //! triggers and its own), each server's figures ([`ServerCount`]) and, when the run keeps its
 //! windows, each server's series ([`ServerSeriesBuilder`], read off those figures as windows
-//! close). A run of one server routes every attempt to server 0 without a draw and builds no
-//! series of its own, so it runs as it did before pools.
+//! close). A run of one server routes every attempt to server 0 without a draw and counts
+//! nothing per server (no figure or series of its own is reported), so it runs as it did
+//! before pools.
 
 use crate::server::{Balance, Server, ServerCount, ServerSeriesBuilder, ServerWindow};
 use crate::time::SimTime;
@@ -13,6 +14,9 @@ use super::Loop;
 
 /// A run's balancer and per-server figures.
 pub(super) struct PoolRun {
+    /// The run has a pool: without one, nothing is balanced or counted per server (the
+    /// figures are reported only for a pool).
+    active: bool,
     pub(super) balance: Balance,
     pub(super) counts: Vec<ServerCount>,
     /// Each server's series, for a pool whose run keeps its windows.
@@ -23,6 +27,7 @@ impl PoolRun {
     pub(super) fn new(spec: &super::RunSpec) -> PoolRun {
         let pool = &spec.overload.pool;
         PoolRun {
+            active: pool.is_active(),
             balance: Balance::new(pool.balancer, pool.len(), spec.seed),
             counts: vec![ServerCount::default(); pool.len() as usize],
             series: (pool.is_active() && spec.overload.keep_windows).then(|| {
@@ -55,6 +60,9 @@ impl<O: Observer> Loop<'_, O> {
     /// The server the attempt being sent goes to, counted there.
     #[inline]
     pub(super) fn route(&mut self) -> u32 {
+        if !self.pool.active {
+            return 0;
+        }
         let k = self.pool.balance.pick();
         self.pool.counts[k as usize].attempts += 1;
         k
@@ -64,6 +72,9 @@ impl<O: Observer> Loop<'_, O> {
     /// served, `Some(false)` refused) or timed out (`None`).
     #[inline]
     pub(super) fn released(&mut self, k: u32, answered: Option<bool>) {
+        if !self.pool.active {
+            return;
+        }
         self.pool.balance.release(k);
         let count = &mut self.pool.counts[k as usize];
         match answered {
@@ -76,6 +87,9 @@ impl<O: Observer> Loop<'_, O> {
     /// Server `k` served a request (in time or not).
     #[inline]
     pub(super) fn served_at(&mut self, k: u32) {
+        if !self.pool.active {
+            return;
+        }
         self.pool.counts[k as usize].served += 1;
     }
 
@@ -112,7 +126,7 @@ impl<O: Observer> Loop<'_, O> {
     /// Each server's figures at the end of the run (empty without a pool), with the attempts
     /// still outstanding there.
     pub(super) fn server_counts(&self) -> Vec<ServerCount> {
-        if !self.spec.overload.pool.is_active() {
+        if !self.pool.active {
             return Vec::new();
         }
         let mut counts = self.pool.counts.clone();
