@@ -202,14 +202,16 @@ refused() {
     echo "refused: $err"
 }
 refused bash "$repo/deploy/slurm/sweep.sbatch" submit 2 bad.csv --clients 0
-SBATCH_MEM_PER_NODE=1 refused bash "$repo/deploy/slurm/sweep.sbatch" submit 2 small.csv "${grid[@]}"
+# A grid estimated past a task of 1 or 2 MiB: 100 000 clients' events behind a limiter.
+big=(--clients 100000 --server sliding-window --limit 20)
+SBATCH_MEM_PER_NODE=1 refused bash "$repo/deploy/slurm/sweep.sbatch" submit 2 small.csv "${big[@]}"
 [ "$(scontrol show job | grep -c '^JobId=')" = "$jobs_before" ] || fail "a refused submit submitted a job"
 [ ! -e bad.csv.shards ] && [ ! -e small.csv.shards ] || fail "a refused submit made a folder"
 
 echo "== a task of 2 MB: herd-sim refuses its shard, the job fails"
 mkdir -p small.shards
 job=$(sbatch --parsable --mem=2 --array=0-0 --output=small-%A_%a.log \
-    "$repo/deploy/slurm/sweep.sbatch" shard small.shards "${grid[@]}")
+    "$repo/deploy/slurm/sweep.sbatch" shard small.shards "${big[@]}")
 job=${job%%;*}
 deadline=$((SECONDS + timeout))
 until [ "$(job_states "$job")" = FAILED ]; do

@@ -278,19 +278,8 @@ fn refuse_outgrown(
     scenario: &herd_sim::config::Scenario,
     args: &RunArgs,
 ) -> anyhow::Result<()> {
-    use herd_sim::config::human_bytes;
     if let Some(r) = report.results.iter().find(|r| r.outgrown) {
-        return Err(ConfigError::HistogramsOutgrown {
-            budget: human_bytes(scenario.memory_limit),
-            held: format!(
-                "a histogram of {} needed more than the {} blocks of 16 windows beyond the \
-                 first {} the budget leaves it",
-                r.strategy,
-                scenario.overload.in_flight.blocks,
-                herd_sim::metrics::DENSE_WINDOWS
-            ),
-        }
-        .into());
+        return Err(scenario.outgrown(None, &r.strategy.to_string()).into());
     }
     if writes_dense(args) {
         scenario.check_dense_output(report)?;
@@ -301,21 +290,7 @@ fn refuse_outgrown(
         .find_map(|r| r.calls.as_ref().and_then(|c| c.outgrown));
     match outgrown {
         None => Ok(()),
-        Some((at, calls, places)) => {
-            let guard = scenario.overload.in_flight;
-            let held = calls * guard.per_call + places * guard.per_place;
-            Err(ConfigError::Outgrown {
-                budget: human_bytes(scenario.memory_limit),
-                held: format!(
-                    "at {at:.1}s it held {calls} calls and {places} queued requests, {} by the \
-                     estimate's count, where the estimate counted {} and the budget leaves {}",
-                    human_bytes(held),
-                    human_bytes(scenario.in_flight_estimate()),
-                    human_bytes(guard.bytes)
-                ),
-            }
-            .into())
-        }
+        Some(calls) => Err(scenario.outgrown(Some(calls), "").into()),
     }
 }
 

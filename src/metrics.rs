@@ -414,6 +414,20 @@ impl Histogram {
         best
     }
 
+    /// [`Histogram::peak`], [`Histogram::non_empty_windows`] and [`Histogram::total`] in one
+    /// pass: a summary's three figures of a histogram. Its windows are mostly empty, so a
+    /// run of eight is skipped at once when it holds nothing.
+    pub fn figures(&self) -> ((u64, usize), usize, u64) {
+        let mut figures = Figures::default();
+        for (run, counts) in self.dense.chunks(8).enumerate() {
+            figures.add_run(run * 8, counts);
+        }
+        for (b, counts) in self.blocks() {
+            figures.add_run(b << BLOCK_BITS, counts);
+        }
+        (figures.peak, figures.windows, figures.total)
+    }
+
     /// Number of windows with at least one arrival.
     pub fn non_empty_windows(&self) -> usize {
         self.non_empty().count()
@@ -429,6 +443,34 @@ impl Histogram {
         (self.dense.capacity() + self.arena.capacity()) * 8
             + self.directory.capacity() * 4
             + self.beyond.len() * 48
+    }
+}
+
+/// A histogram's summary figures gathered window by window in order ([`Histogram::figures`]).
+#[derive(Default)]
+struct Figures {
+    /// The largest count and the first window holding it.
+    peak: (u64, usize),
+    windows: usize,
+    total: u64,
+}
+
+impl Figures {
+    /// Adds the counts of windows `first..first + counts.len()`.
+    #[inline(always)]
+    fn add_run(&mut self, first: usize, counts: &[u64]) {
+        if counts.iter().fold(0, |any, &c| any | c) == 0 {
+            return;
+        }
+        for (i, &c) in counts.iter().enumerate() {
+            if c > 0 {
+                self.windows += 1;
+                self.total += c;
+                if c > self.peak.0 {
+                    self.peak = (c, first + i);
+                }
+            }
+        }
     }
 }
 
@@ -903,11 +945,7 @@ impl Summary {
     pub fn of(tally: &Tally) -> Self {
         let ((peak, peak_window), windows, total) = match &tally.retries_folded {
             Some(fold) => fold.figures(),
-            None => (
-                tally.retries.peak(),
-                tally.retries.non_empty_windows(),
-                tally.retries.total(),
-            ),
+            None => tally.retries.figures(),
         };
         let span = match (tally.first_retry, tally.last_retry) {
             (Some(first), Some(last)) => last - first,
@@ -1269,6 +1307,32 @@ mod tests {
         assert!(h.heap_bytes() < 16 * 1024, "{} B", h.heap_bytes());
         assert!(Histogram::new(SimDuration(1)).is_empty());
         assert_eq!(Histogram::new(SimDuration(1)).counts(), Vec::<u64>::new());
+    }
+
+    #[test]
+    fn the_figures_in_one_pass_are_the_peak_the_windows_and_the_total() {
+        // Worked out independently: the first window holding the largest count, the windows
+        // counted, the counts summed, over dense windows, blocks and the map beyond them.
+        let mut state = 0x5eed_u64;
+        for case in 0..200u64 {
+            let mut h = Histogram::new(SimDuration(1));
+            let mut counts = std::collections::BTreeMap::new();
+            let spread = [40, 20_000, DENSE_WINDOWS as u64 * 300][(case % 3) as usize];
+            for _ in 0..case % 50 {
+                let w = (crate::rng::splitmix64(&mut state) % spread) as usize;
+                h.record_window(w);
+                *counts.entry(w).or_insert(0u64) += 1;
+            }
+            let mut peak = (0, 0);
+            for (&w, &c) in &counts {
+                if c > peak.0 {
+                    peak = (c, w);
+                }
+            }
+            let total = counts.values().sum::<u64>();
+            assert_eq!(h.figures(), (peak, counts.len(), total), "case {case}");
+            assert_eq!(h.figures(), (h.peak(), h.non_empty_windows(), h.total()));
+        }
     }
 
     #[test]

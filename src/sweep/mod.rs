@@ -63,6 +63,13 @@ pub const MAX_SEEDS: u64 = 1_000_000;
 /// bounds the rows waiting in memory and in the journal.
 pub const WINDOW: u64 = 1024;
 
+/// The work ([`Plan::work_estimate`]'s events) a task of small rows is made of: at 10 clients
+/// a row (about 1 050 events with its setup) some sixty rows, a few hundred microseconds.
+const TASK_WORK: u128 = 64_000;
+
+/// The most rows a task runs.
+const MAX_ROWS_PER_TASK: u64 = 64;
+
 /// A sweep that cannot run, or whose output cannot be written.
 #[derive(Debug, thiserror::Error)]
 pub enum SweepError {
@@ -254,6 +261,10 @@ pub struct Plan {
     work: u128,
     /// The smallest memory limit of any cell (`--memory-limit`).
     memory_limit: u64,
+    /// The bytes each row's guard allows beyond what its estimate counts in flight
+    /// ([`Scenario::allow_in_flight`]): a thread's share of what the budget leaves beyond
+    /// the sweep's estimate.
+    row_spare: u64,
     /// The keys no cell reads, kept with [`SweepSpec::keep_unread`].
     unread: Vec<Unread>,
 }
@@ -379,6 +390,7 @@ impl Plan {
             memory: SweepMemory::default(),
             work: 0,
             memory_limit: u64::MAX,
+            row_spare: 0,
             unread: Vec::new(),
             tabs: false,
             span: 0..match spec.layout {
@@ -447,7 +459,8 @@ impl Plan {
                 .into());
             }
             // A row is one run (the sweep's seeds are its replicates), on the path `auto`
-            // picks; validation checked it alone on every thread.
+            // picks; validation checked it alone on every thread. It holds what its
+            // estimate counts in flight, guarded (see `cell_scenario`).
             let mut row = scenario;
             row.replicates = 1;
             memory.row_on_every_thread = memory.row_on_every_thread.max(row.memory_estimate());
@@ -475,10 +488,10 @@ impl Plan {
             tabs,
             ..plan
         };
-        // Finished rows wait for their turn, a window at most, each a line (and a map
-        // node); each row in flight holds its fields.
+        // Finished rows wait for their turn, a window at most (never more than the rows),
+        // each a line (and a map node); each row in flight holds its fields.
         let columns = plan.header().len() as u64;
-        memory.buffers = (WINDOW * (columns * FIELD_BYTES + 64))
+        memory.buffers = (WINDOW.min(plan.rows()) * (columns * FIELD_BYTES + 64))
             .saturating_add(memory.rows_in_flight * columns * FIELD_BYTES);
         if memory.total() > memory_limit {
             return Err(SweepError::TooBig {
@@ -488,10 +501,14 @@ impl Plan {
                 budget: human_bytes(memory_limit),
             });
         }
+        // Each row is guarded as a plain run is, with a thread's share of what the budget
+        // leaves (rows of other plans may share the threads: a search's).
+        let row_spare = (memory_limit - memory.total()) / threads as u64;
         Ok(Plan {
             memory,
             work,
             memory_limit,
+            row_spare,
             unread,
             ..plan
         })
@@ -528,6 +545,17 @@ impl Plan {
             row = end;
         }
         Ok(work)
+    }
+
+    /// Rows a worker runs as one task out of a window of `rows` on `threads` threads: as many
+    /// as make [`TASK_WORK`] events by the work estimate (at least one, at most
+    /// [`MAX_ROWS_PER_TASK`]), so that small rows share a task's lock, buffer and write, and
+    /// few enough that every thread has tasks to take.
+    fn rows_per_task(&self, rows: u64, threads: usize) -> u64 {
+        let per_row = (self.work / u128::from(self.grid_rows().max(1))).max(1);
+        let by_work = u64::try_from(TASK_WORK / per_row).unwrap_or(u64::MAX);
+        let by_threads = rows / (4 * threads.max(1) as u64);
+        by_work.min(by_threads).clamp(1, MAX_ROWS_PER_TASK)
     }
 
     /// The bytes this sweep may hold at once, checked against `--memory-limit` before any
@@ -611,29 +639,35 @@ impl Plan {
     /// The validated scenario of `cell` (its seed is still the master seed).
     fn cell_scenario(&self, cell: u64) -> Result<Scenario, SweepError> {
         let file = self.cell_file(cell);
-        let coordinates = self.coordinates(cell);
-        // The varied parameters name a cell; when nothing varies, every parameter given does.
-        let varied = self.axes.iter().any(|axis| axis.len() > 1);
         // The memory budget is the plan's to check, once, for the rows it runs at once.
-        // A row writes figures only: a call-loop run folds its windows as they close.
+        // A row writes figures only: a call-loop run folds its windows as they close. Its
+        // calls and queue (or a herd's histograms behind a limiter) are guarded as a plain
+        // run's are, so the estimate counts what is in flight, not the worst case.
         let folding = |mut scenario: Scenario| {
             scenario.overload.keep_windows = false;
+            scenario.count_in_flight();
             scenario
         };
         file.validate_without_budget_on(self.threads)
             .map(folding)
             .map_err(|problem| SweepError::Cell {
                 cell,
-                description: self
-                    .axes
-                    .iter()
-                    .zip(&coordinates)
-                    .filter(|(axis, _)| axis.len() > 1 || !varied)
-                    .map(|(axis, &i)| format!("{}={}", axis.parameter.name, axis.value(i)))
-                    .collect::<Vec<_>>()
-                    .join(", "),
+                description: self.cell_description(cell),
                 problem,
             })
+    }
+
+    /// The varied parameters of `cell`, `name=value, …`: or every parameter given, when
+    /// nothing varies.
+    fn cell_description(&self, cell: u64) -> String {
+        let varied = self.axes.iter().any(|axis| axis.len() > 1);
+        self.axes
+            .iter()
+            .zip(&self.coordinates(cell))
+            .filter(|(axis, _)| axis.len() > 1 || !varied)
+            .map(|(axis, &i)| format!("{}={}", axis.parameter.name, axis.value(i)))
+            .collect::<Vec<_>>()
+            .join(", ")
     }
 
     /// The parameter columns of a cell's scenario.
@@ -720,19 +754,41 @@ pub fn run_in(
         while start < total {
             // A window at a time: the rows still waiting to be written stay below WINDOW.
             let end = (start + WINDOW).min(total);
-            (start..end).into_par_iter().try_for_each_init(
-                RowCache::default,
-                |cache, row| -> Result<(), SweepError> {
-                    if lock().has(row) {
+            // Tasks of a few consecutive rows: one lock, one buffer and one write a task.
+            let chunk = plan.rows_per_task(end - start, rayon::current_num_threads());
+            (0..(end - start).div_ceil(chunk))
+                .into_par_iter()
+                .try_for_each_init(RowCache::default, |cache, task| -> Result<(), SweepError> {
+                    let first = start + task * chunk;
+                    let rows = first..(first + chunk).min(end);
+                    let fresh = {
+                        let sink = lock();
+                        !rows.clone().any(|row| sink.has(row))
+                    };
+                    if !fresh {
+                        // A resumed sweep: some of these rows are in the output already.
+                        for row in rows {
+                            if lock().has(row) {
+                                continue;
+                            }
+                            let line = plan.row_line(row, cache)?;
+                            let mut sink = lock();
+                            sink.accept_line(row, line)?;
+                            progress(sink.finished());
+                        }
                         return Ok(());
                     }
-                    let line = plan.row_line(row, cache)?;
+                    let mut lines = Vec::new();
+                    let mut ends = Vec::with_capacity(rows.clone().count());
+                    for row in rows {
+                        plan.write_row(row, cache, &mut lines)?;
+                        ends.push(lines.len());
+                    }
                     let mut sink = lock();
-                    sink.accept_line(row, line)?;
+                    sink.accept_lines(first, lines, &ends)?;
                     progress(sink.finished());
                     Ok(())
-                },
-            )?;
+                })?;
             lock().end_window()?;
             start = end;
         }
@@ -908,20 +964,23 @@ mod tests {
             threads: Some(threads),
             ..Default::default()
         };
-        let one_row = ScenarioFile::parse(
+        // A row is guarded as a plain run is: its estimate is the guarded plain run's.
+        let mut one_row = ScenarioFile::parse(
             "clients = 10000\n[server]\nmodel = \"sliding-window\"\nlimit = 20\n",
             Some("toml"),
         )
         .unwrap()
         .validate_on(Some(1))
-        .unwrap()
-        .memory_estimate();
+        .unwrap();
+        one_row.guard_in_flight(false);
+        let one_row = one_row.memory_estimate();
         let plan = Plan::new(spec(3, 5, None)).unwrap();
         let m = plan.memory_estimate();
         let columns = plan.header().len() as u64;
         assert_eq!((m.rows_in_flight, m.row), (3, one_row));
         assert_eq!(m.row_on_every_thread, one_row);
-        assert_eq!(m.buffers, 1024 * (columns * 49 + 64) + 3 * columns * 49);
+        // Five rows wait at most, each a line, and three rows in flight hold their fields.
+        assert_eq!(m.buffers, 5 * (columns * 49 + 64) + 3 * columns * 49);
         assert_eq!(m.total(), 3 * one_row + m.buffers);
         // Two rows: a third thread holds none.
         assert_eq!(

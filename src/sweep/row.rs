@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use serde::ser::{self, Impossible, Serialize};
 
 use crate::config::Scenario;
-use crate::engine::simulate_all;
+use crate::engine::{simulate_all, RunSpec};
 use crate::metrics::Summary;
 use crate::overload::CallLoopResult;
 use crate::report::call_metric_values;
@@ -107,6 +107,8 @@ struct Cell {
     plan: u64,
     index: u64,
     scenario: Scenario,
+    /// The run of the cell's one strategy, its seed set row by row.
+    spec: RunSpec,
     /// The parameter columns.
     parameters: Vec<String>,
     /// The parameter columns as CSV, with the comma after the last.
@@ -146,7 +148,7 @@ impl Plan {
         &self,
         row: u64,
         cache: &'c mut RowCache,
-    ) -> Result<(&'c Cell, Option<u64>), SweepError> {
+    ) -> Result<(&'c mut Cell, Option<u64>), SweepError> {
         let row = self.span.start + row;
         let (index, replicate) = match self.layout {
             Layout::Tidy => (row / self.seeds, Some(row % self.seeds)),
@@ -158,8 +160,10 @@ impl Plan {
             .is_none_or(|c| c.plan != self.id || c.index != index);
         if fresh {
             let mut scenario = self.cell_scenario(index)?;
-            // The sweep's seeds are its replicates: one run per row, with the row's own seed.
+            // The sweep's seeds are its replicates: one run per row, with the row's own seed,
+            // guarded with its share of the budget.
             scenario.replicates = 1;
+            scenario.allow_in_flight(self.row_spare);
             let parameters = Self::parameter_fields(&scenario);
             let mut prefix = super::sink::line(&parameters);
             while prefix.last().is_some_and(|b| *b == b'\n' || *b == b'\r') {
@@ -167,16 +171,19 @@ impl Plan {
             }
             prefix.push(b',');
             let label = LabelHash::default().then(self.seed_label(&scenario).as_bytes());
+            // One run: the replicate spec of replicate 0 is the run spec.
+            let spec = scenario.replicate_spec(scenario.strategies[0], 0);
             cache.cell = Some(Box::new(Cell {
                 plan: self.id,
                 index,
                 scenario,
+                spec,
                 parameters,
                 prefix,
                 label,
             }));
         }
-        let cell = cache.cell.as_deref().expect("filled above");
+        let cell = cache.cell.as_deref_mut().expect("filled above");
         Ok((cell, replicate))
     }
 
@@ -188,12 +195,28 @@ impl Plan {
             .seed(self.master_seed)
     }
 
-    /// The metric figures of one run of `scenario` with `seed`.
-    fn figures(&self, scenario: &Scenario, seed: u64) -> Vec<Figure> {
-        let strategy = scenario.strategies[0];
-        let mut spec = scenario.replicate_spec(strategy, 0);
-        spec.seed = seed;
-        let (tally, calls) = simulate_all(&spec, scenario.path);
+    /// Runs `cell` with `seed` and gives its metric figures, in column order, to `out`; a run
+    /// that outgrew what its guard allows is refused, as a plain run is.
+    fn run_figures(
+        &self,
+        cell: &mut Cell,
+        seed: u64,
+        out: &mut impl FigureOut,
+    ) -> Result<(), SweepError> {
+        cell.spec.seed = seed;
+        let scenario = &cell.scenario;
+        let (tally, calls) = simulate_all(&cell.spec, scenario.path);
+        let outgrown = calls
+            .as_ref()
+            .and_then(|c| c.outgrown)
+            .map(|(at, calls, places)| (at.as_secs_f64(), calls, places));
+        if tally.outgrown() || outgrown.is_some() {
+            return Err(SweepError::Cell {
+                cell: cell.index,
+                description: format!("{}, seed {seed}", self.cell_description(cell.index)),
+                problem: scenario.outgrown(outgrown, &scenario.strategies[0].to_string()),
+            });
+        }
         let mut summary = Summary::with_attempts(&tally, scenario.server.is_occ());
         summary.attempts = self.attempts.then_some(summary.requests);
         // The tab counts go in their own columns, after the call loop's, in every row.
@@ -203,8 +226,7 @@ impl Plan {
             summary.paused.take(),
             summary.early_retries.take(),
         ];
-        let mut figures = Vec::with_capacity(self.metrics.len());
-        summary_figures(&summary, &mut figures);
+        summary_figures(&summary, out);
         if self.calls {
             let calls = calls.map(|totals| {
                 let o = &scenario.overload;
@@ -219,17 +241,26 @@ impl Plan {
                 )
                 .with_controls(!scenario.controls.is_none())
             });
-            figures.extend(call_metric_values(calls.as_ref()).into_iter().map(|text| {
-                match text.is_empty() {
+            for text in call_metric_values(calls.as_ref()) {
+                out.push(match text.is_empty() {
                     true => Figure::Empty,
                     false => Figure::Text(text),
-                }
-            }));
+                });
+            }
         }
         if self.tabs {
-            figures.extend(tabs.map(|n| n.map_or(Figure::Empty, Figure::Whole)));
+            for n in tabs {
+                out.push(n.map_or(Figure::Empty, Figure::Whole));
+            }
         }
-        figures
+        Ok(())
+    }
+
+    /// The metric figures of one run of `cell` with `seed`.
+    fn figures(&self, cell: &mut Cell, seed: u64) -> Result<Vec<Figure>, SweepError> {
+        let mut figures = Vec::with_capacity(self.metrics.len());
+        self.run_figures(cell, seed, &mut figures)?;
+        Ok(figures)
     }
 
     /// Runs tidy row `row` with `cache` (see [`RowCache`]) and returns its seed and figures.
@@ -241,7 +272,7 @@ impl Plan {
         };
         Ok(RowRun {
             seed,
-            figures: self.figures(&cell.scenario, seed),
+            figures: self.figures(cell, seed)?,
         })
     }
 
@@ -253,27 +284,37 @@ impl Plan {
     /// Runs row `row` (every seed of the cell when aggregated) with `cache` and returns its
     /// CSV line, as [`Plan::row`]'s fields would be written.
     pub fn row_line(&self, row: u64, cache: &mut RowCache) -> Result<Vec<u8>, SweepError> {
+        let mut line = Vec::new();
+        self.write_row(row, cache, &mut line)?;
+        Ok(line)
+    }
+
+    /// [`Plan::row_line`], appended to `line`.
+    pub(super) fn write_row(
+        &self,
+        row: u64,
+        cache: &mut RowCache,
+        line: &mut Vec<u8>,
+    ) -> Result<(), SweepError> {
         let (cell, replicate) = self.cached(row, cache)?;
-        let mut line = Vec::with_capacity(cell.prefix.len() + 24 * (self.metrics.len() + 2));
-        line.extend_from_slice(&cell.prefix);
         match replicate {
             Some(replicate) => {
+                line.reserve(cell.prefix.len() + 24 * (self.metrics.len() + 2));
+                line.extend_from_slice(&cell.prefix);
                 let seed = self.replicate_seed(cell.label, replicate);
                 line.extend_from_slice(itoa::Buffer::new().format(replicate).as_bytes());
                 line.push(b',');
                 line.extend_from_slice(itoa::Buffer::new().format(seed).as_bytes());
-                for figure in self.figures(&cell.scenario, seed) {
-                    line.push(b',');
-                    figure.write(&mut line);
-                }
+                self.run_figures(cell, seed, &mut Line(line))?;
                 line.push(b'\n');
             }
             None => {
-                let fields = self.aggregate_fields(cell, cell.parameters.clone());
-                line = super::sink::line(&fields);
+                let parameters = cell.parameters.clone();
+                let fields = self.aggregate_fields(cell, parameters)?;
+                line.extend_from_slice(&super::sink::line(&fields));
             }
         }
-        Ok(line)
+        Ok(())
     }
 
     /// [`Plan::key`] with `cache`.
@@ -299,26 +340,26 @@ impl Plan {
                 let seed = self.replicate_seed(cell.label, replicate);
                 fields.push(replicate.to_string());
                 fields.push(seed.to_string());
-                fields.extend(
-                    self.figures(&cell.scenario, seed)
-                        .iter()
-                        .map(Figure::to_string),
-                );
+                fields.extend(self.figures(cell, seed)?.iter().map(Figure::to_string));
                 Ok(fields)
             }
-            None => Ok(self.aggregate_fields(cell, fields)),
+            None => self.aggregate_fields(cell, fields),
         }
     }
 
     /// An aggregate row's fields: `fields` (the parameters), the seeds, and each metric's
     /// statistics over them.
-    fn aggregate_fields(&self, cell: &Cell, mut fields: Vec<String>) -> Vec<String> {
+    fn aggregate_fields(
+        &self,
+        cell: &mut Cell,
+        mut fields: Vec<String>,
+    ) -> Result<Vec<String>, SweepError> {
         fields.push(self.seeds.to_string());
         // A few numbers a metric, whatever the seeds: memory does not grow with them.
         let mut columns = vec![Accumulator::default(); self.metrics.len()];
         for replicate in 0..self.seeds {
             let seed = self.replicate_seed(cell.label, replicate);
-            for (column, figure) in columns.iter_mut().zip(self.figures(&cell.scenario, seed)) {
+            for (column, figure) in columns.iter_mut().zip(self.figures(cell, seed)?) {
                 // Empty (a metric that did not apply to this seed) is left out.
                 if let Some(number) = figure.number() {
                     column.push(number);
@@ -328,19 +369,42 @@ impl Plan {
         for column in &columns {
             fields.extend(Described::fields(column.describe()));
         }
-        fields
+        Ok(fields)
     }
 }
 
-/// Appends the figures of `summary`'s fields, in declaration order, as its CSV serialisation
-/// has them (a field skipped there is skipped here).
-fn summary_figures(summary: &Summary, figures: &mut Vec<Figure>) {
+/// Where a run's figures go, in column order: a vector of them, or a CSV line ([`Line`]).
+trait FigureOut {
+    /// Takes the next figure.
+    fn push(&mut self, figure: Figure);
+}
+
+impl FigureOut for Vec<Figure> {
+    fn push(&mut self, figure: Figure) {
+        Vec::push(self, figure);
+    }
+}
+
+/// A CSV line the figures are written straight into, each after a comma.
+struct Line<'a>(&'a mut Vec<u8>);
+
+impl FigureOut for Line<'_> {
+    #[inline]
+    fn push(&mut self, figure: Figure) {
+        self.0.push(b',');
+        figure.write(self.0);
+    }
+}
+
+/// Gives `out` the figures of `summary`'s fields, in declaration order, as its CSV
+/// serialisation has them (a field skipped there is skipped here).
+fn summary_figures(summary: &Summary, out: &mut impl FigureOut) {
     // Every field of a summary is a number or an absent one: nothing else can fail.
-    let _ = summary.serialize(Fields(figures));
+    let _ = summary.serialize(Fields(out));
 }
 
 /// The summary's fields as figures: a serializer of one struct of numbers.
-struct Fields<'a>(&'a mut Vec<Figure>);
+struct Fields<'a, F>(&'a mut F);
 
 /// A summary field that is not a number (none is).
 #[derive(Debug)]
@@ -436,7 +500,7 @@ macro_rules! refuse_compounds {
     };
 }
 
-impl ser::Serializer for Fields<'_> {
+impl<F: FigureOut> ser::Serializer for Fields<'_, F> {
     type Ok = ();
     type Error = NotANumber;
     type SerializeStruct = Self;
@@ -465,7 +529,7 @@ impl ser::Serializer for Fields<'_> {
     }
 }
 
-impl ser::SerializeStruct for Fields<'_> {
+impl<F: FigureOut> ser::SerializeStruct for Fields<'_, F> {
     type Ok = ();
     type Error = NotANumber;
     fn serialize_field<T: ?Sized + Serialize>(

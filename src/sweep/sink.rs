@@ -312,6 +312,28 @@ impl RowSink {
         }
     }
 
+    /// Takes finished rows `first..first + ends.len()`, their lines one after another in
+    /// `lines` (row `first + i`'s ending at `ends[i]`): written in one piece when `first` is
+    /// next (with every waiting row they unblock), otherwise each journalled and kept until
+    /// its turn, as [`RowSink::accept_line`] would.
+    pub fn accept_lines(
+        &mut self,
+        first: u64,
+        lines: Vec<u8>,
+        ends: &[usize],
+    ) -> Result<(), SweepError> {
+        if first == self.written {
+            self.written += ends.len() as u64;
+            return self.write_ready(lines);
+        }
+        let mut start = 0;
+        for (row, &end) in (first..).zip(ends) {
+            self.hold(row, lines[start..end].to_vec())?;
+            start = end;
+        }
+        Ok(())
+    }
+
     /// Called when every row of a window is finished: all are in the output, so the journal
     /// can be emptied.
     pub fn end_window(&mut self) -> Result<(), SweepError> {

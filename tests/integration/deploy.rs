@@ -39,6 +39,16 @@ const GRID: [&str; 6] = [
     "3",
 ];
 
+/// One cell estimated past 1 MiB (its 100 000 clients' events behind a limiter, some 8 MiB).
+const BIG: [&str; 6] = [
+    "--clients",
+    "100000",
+    "--server",
+    "sliding-window",
+    "--limit",
+    "20",
+];
+
 fn repository() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
@@ -273,7 +283,7 @@ fn the_slurm_script_submits_an_array_of_shards_and_a_dependent_merge() {
     let out = dir.path().join("never.csv");
     let line = refused(&mut submit(2, &out, &["--clients", "0"]));
     assert!(line.contains("--clients"), "{line}");
-    let line = refused(submit(2, &out, &GRID).env("SBATCH_MEM_PER_NODE", "1M"));
+    let line = refused(submit(2, &out, &BIG).env("SBATCH_MEM_PER_NODE", "1M"));
     assert!(line.contains("memory budget of 1.0 MiB"), "{line}");
     let line = refused(&mut submit(2, &out, &["--threads", "2"]));
     assert!(line.contains("--threads"), "{line}");
@@ -282,7 +292,7 @@ fn the_slurm_script_submits_an_array_of_shards_and_a_dependent_merge() {
         submit(
             2,
             &dir.path().join("own-limit.csv"),
-            &[&GRID[..], &["--memory-limit", "64MiB"]].concat(),
+            &[&BIG[..], &["--memory-limit", "64MiB"]].concat(),
         )
         .env("SBATCH_MEM_PER_NODE", "1M"),
     );
@@ -307,7 +317,7 @@ fn a_slurm_tasks_memory_becomes_the_memory_limit() {
             .arg(repository().join("deploy/slurm/sweep.sbatch"))
             .arg("shard")
             .arg(dir.path())
-            .args(GRID)
+            .args(BIG)
             .args(extra)
             .env("PATH", path_with(None))
             .envs([
@@ -319,7 +329,7 @@ fn a_slurm_tasks_memory_becomes_the_memory_limit() {
             .envs(vars.iter().copied());
         command
     };
-    // Every sweep holds a window of rows' buffers (over 2 MiB): 2 MiB is too little.
+    // A cell of 100 000 clients' events behind a limiter (some 8 MiB): 2 MiB is too little.
     let line = refused(&mut shard(&[("SLURM_MEM_PER_NODE", "2")], &[]));
     assert!(line.contains("over the memory budget of 2.0 MiB"), "{line}");
     // Per CPU: 1 MB times the 2 CPUs of the node.
@@ -336,7 +346,7 @@ fn a_slurm_tasks_memory_becomes_the_memory_limit() {
     ));
     fs::remove_file(dir.path().join("part-0.csv")).unwrap();
     succeed(&mut shard(&[("SLURM_MEM_PER_NODE", "2048")], &[]));
-    let whole = one_machine(&GRID, &dir.path().join("one.csv"));
+    let whole = one_machine(&BIG, &dir.path().join("one.csv"));
     assert_eq!(fs::read(dir.path().join("part-0.csv")).unwrap(), whole);
 }
 
@@ -469,7 +479,7 @@ fn sweep_plan_prints_the_grid_the_estimates_and_each_shards_rows_and_writes_noth
         .to_string();
     let line = refused(
         process(env!("CARGO_BIN_EXE_herd-sim"))
-            .args(["sweep", "--plan", "--memory-limit", "1MiB"])
+            .args(["sweep", "--plan", "--memory-limit", "64KiB"])
             .args(PLAN_GRID),
     );
     assert!(
