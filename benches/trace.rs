@@ -52,6 +52,7 @@ fn traced(spec: &RunSpec, path: Path, file: &std::path::Path) -> u64 {
         seed: spec.seed,
         clients: spec.clients,
         per_client: false,
+        layered: false,
     });
     let (tally, _) = simulate_observed(spec, path, &mut writer);
     assert_eq!(writer.finish().unwrap(), tally.requests);

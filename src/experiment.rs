@@ -122,6 +122,7 @@ pub fn run_traced<W: std::io::Write + Send>(
                 per_client: !spec.uses_call_loop()
                     && (spec.work != crate::engine::Work::Items(1)
                         || spec.server.reads_before_writing()),
+                layered: spec.overload.layers.is_active(),
             });
             run_one_observed(scenario, strategy, &mut *trace)
         })

@@ -263,6 +263,13 @@ impl ScenarioFile {
             return Ok(Layers::default());
         };
         let count = files.len();
+        if count > usize::from(u16::MAX) {
+            return Err(invalid(
+                "--layer",
+                format!("{count} layers"),
+                "accepted: at most 65535 layers above the run's own policy (a trace names each by its number)",
+            ));
+        }
         if server.is_occ() {
             return Err(invalid(
                 "--layer",

@@ -123,13 +123,31 @@ impl Scenario {
     /// costs at most [`Scenario::tries_per_call`] requests (a `--retry-probability` below 1 only skips some); with `--items K` every client takes K items, with a
     /// shared pool of P items at most P are completed and each client abandons at most one.
     pub fn requests_per_run(&self) -> u128 {
-        let per_item = self.tries_per_call();
+        self.items_per_run() * self.tries_per_call()
+    }
+
+    /// Items (calls) one run's clients take at most, Poisson arrivals apart.
+    fn items_per_run(&self) -> u128 {
         let clients = u128::from(self.clients);
-        let items = match self.work {
+        match self.work {
             Work::Items(k) => clients * u128::from(k),
             Work::Pool(p) => u128::from(p) + clients,
-        };
-        items * per_item
+        }
+    }
+
+    /// Lines one run's trace writes at most: its attempts ([`Scenario::attempts_per_run`]),
+    /// and with retry layers every outer layer's attempts too, a line each
+    /// ([`Layers::attempts_of_every_layer_per_call`](crate::engine::calls::Layers::attempts_of_every_layer_per_call)
+    /// for each call it can start).
+    pub fn trace_lines_per_run(&self) -> u128 {
+        let layers = &self.overload.layers;
+        if !layers.is_active() {
+            return self.attempts_per_run();
+        }
+        let per_call = layers.attempts_of_every_layer_per_call(self.retries);
+        self.items_per_run()
+            .max(self.call_bound())
+            .saturating_mul(per_call)
     }
 
     /// Most requests the whole run sends: [`Scenario::attempts_per_run`] (which counts the

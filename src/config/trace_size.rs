@@ -18,10 +18,11 @@ const CLIENT_STATE_BYTES: u128 = 12;
 
 impl Scenario {
     /// Bytes a trace of this run keeping `fraction` of its clients writes at most: every
-    /// attempt replicate 0 of each strategy can make ([`Scenario::attempts_per_run`]), a line
-    /// of at most [`LINE_BYTES_MAX`] each, and the CSV header.
+    /// attempt replicate 0 of each strategy can make, every layer's when layered
+    /// ([`Scenario::trace_lines_per_run`]), a line of at most [`LINE_BYTES_MAX`] each, and
+    /// the CSV header.
     pub fn trace_bytes(&self, fraction: f64) -> u64 {
-        let attempts = Sat(self.attempts_per_run()) * Sat::from(self.strategies.len());
+        let attempts = Sat(self.trace_lines_per_run()) * Sat::from(self.strategies.len());
         (Sat::ceil(attempts.as_f64() * fraction) * u128::from(LINE_BYTES_MAX) + 128).to_u64()
     }
 
@@ -30,7 +31,8 @@ impl Scenario {
     /// paths the parts formatted on the worker threads ([`PARTS_PER_THREAD`] a thread of
     /// [`PART_BYTES`], with their clients' positions), on the paths of one thread (the call
     /// loop, the event queue) the two batches of attempts handed to the thread that formats
-    /// them ([`HANDOFF_BYTES`]).
+    /// them ([`HANDOFF_BYTES`]); with retry layers, the outer layers' lines held while an
+    /// innermost attempt's is told first (one a layer).
     pub fn trace_memory(&self) -> u64 {
         let spec = self.run_spec(self.strategies[0]);
         let per_client = !spec.uses_call_loop()
@@ -55,8 +57,15 @@ impl Scenario {
         } else {
             Sat::ZERO
         };
-        (clients + parts + handoff + Sat::from(BUFFER_BYTES as u64) + u128::from(LINE_BYTES_MAX))
-            .to_u64()
+        let deferred = Sat::from(self.overload.layers.outer.len())
+            * (std::mem::size_of::<crate::trace::Attempt>() as u128);
+        (clients
+            + parts
+            + handoff
+            + deferred
+            + Sat::from(BUFFER_BYTES as u64)
+            + u128::from(LINE_BYTES_MAX))
+        .to_u64()
     }
 
     /// Refuses a trace past the memory budget (with the run's own estimate, `report` as
@@ -90,7 +99,7 @@ impl Scenario {
             "{} (up to {} B a line for each of {} attempts)",
             human_bytes(bytes),
             LINE_BYTES_MAX,
-            (Sat(self.attempts_per_run()) * Sat::from(self.strategies.len())).0
+            (Sat(self.trace_lines_per_run()) * Sat::from(self.strategies.len())).0
         );
         if !yes {
             return Err(ConfigError::Invalid {

@@ -483,6 +483,7 @@ impl<'a, F: FindWindow, O: Observer> Run<'a, F, O> {
                 trace.attempt(&Attempt {
                     client: id,
                     call: None,
+                    layer: None,
                     attempt,
                     sent: X::sent(time),
                     arrived: Some(time),

@@ -101,18 +101,24 @@ mod tests {
     use crate::time::{SimDuration, SimTime};
     use crate::trace::{Next, Outcome, RunInfo, Sample, TraceFormat, TraceWriter};
 
-    /// Attempts of every shape: waits, timeouts before arriving, tabs, several clients.
-    fn attempts(n: u32) -> impl Iterator<Item = Attempt> {
-        (0..n).map(|i| {
+    /// Attempts of every shape: waits, timeouts before arriving, tabs, several clients; with
+    /// `layered`, of three layers (an outer layer's failed attempts among them).
+    fn attempts(n: u32, layered: bool) -> impl Iterator<Item = Attempt> {
+        (0..n).map(move |i| {
             let sent = SimTime::ZERO.saturating_add(SimDuration::from_nanos(u64::from(i) * 7_919));
             Attempt {
                 client: i % 13,
                 call: Some(i / 13),
+                layer: layered.then_some((i % 3) as u16),
                 attempt: i % 4,
                 sent: Some(sent),
                 arrived: (i % 5 != 0).then(|| sent.saturating_add(SimDuration::from_millis(3))),
                 ended: sent.saturating_add(SimDuration::from_millis(u64::from(i % 9))),
-                outcome: [Outcome::Served, Outcome::Refused, Outcome::TimedOut][(i % 3) as usize],
+                outcome: if layered && i % 7 == 0 {
+                    Outcome::Failed
+                } else {
+                    [Outcome::Served, Outcome::Refused, Outcome::TimedOut][(i % 3) as usize]
+                },
                 next: match i % 4 {
                     0 => Next::Done,
                     1 => Next::Retry(SimDuration::from_nanos(u64::from(i) * 1_001)),
@@ -124,7 +130,7 @@ mod tests {
         })
     }
 
-    fn written(format: TraceFormat, handed_off: bool, n: u32) -> (Vec<u8>, u64) {
+    fn written(format: TraceFormat, handed_off: bool, n: u32, layered: bool) -> (Vec<u8>, u64) {
         let mut bytes = Vec::new();
         let mut writer = TraceWriter::new(&mut bytes, format, Sample::default());
         writer.begin_run(RunInfo {
@@ -133,13 +139,14 @@ mod tests {
             seed: 1,
             clients: 13,
             per_client: false,
+            layered,
         });
         if handed_off {
             hand_off(&mut writer, |handoff| {
-                attempts(n).for_each(|a| handoff.attempt(&a))
+                attempts(n, layered).for_each(|a| handoff.attempt(&a))
             });
         } else {
-            attempts(n).for_each(|a| writer.attempt(&a));
+            attempts(n, layered).for_each(|a| writer.attempt(&a));
         }
         let lines = writer.finish().unwrap();
         (bytes, lines)
@@ -148,10 +155,15 @@ mod tests {
     #[test]
     fn handed_off_attempts_are_the_same_lines_in_the_same_order() {
         // Two full batches and part of a third; none; less than one.
-        for n in [2 * HANDOFF_ATTEMPTS as u32 + 123, 0, 5] {
+        for (n, layered) in [
+            (2 * HANDOFF_ATTEMPTS as u32 + 123, false),
+            (0, false),
+            (5, false),
+            (HANDOFF_ATTEMPTS as u32 + 77, true),
+        ] {
             for format in [TraceFormat::JsonLines, TraceFormat::Csv] {
-                let (direct, direct_lines) = written(format, false, n);
-                let (handed, handed_lines) = written(format, true, n);
+                let (direct, direct_lines) = written(format, false, n, layered);
+                let (handed, handed_lines) = written(format, true, n, layered);
                 assert_eq!(direct_lines, u64::from(n));
                 assert_eq!(handed_lines, u64::from(n));
                 let header = u64::from(format == TraceFormat::Csv);
@@ -160,7 +172,26 @@ mod tests {
                     u64::from(n) + header
                 );
                 assert!(direct == handed, "{n} attempts, {format:?}");
+                // A layered run's lines name their layer after the call, in both formats.
+                let text = String::from_utf8(direct).unwrap();
+                let first = text.lines().next().unwrap_or("");
+                match (format, layered) {
+                    (TraceFormat::Csv, true) => assert!(first.contains(",call,layer,attempt,")),
+                    (TraceFormat::Csv, false) => assert!(first.contains(",call,attempt,")),
+                    (_, true) => assert!(first.contains(r#""call":0,"layer":0,"attempt":0,"#)),
+                    (_, false) => assert!(!text.contains("layer")),
+                }
+                if layered {
+                    assert!(text.contains("failed"), "{format:?}");
+                }
             }
         }
+    }
+
+    #[test]
+    fn a_layered_line_keeps_the_record_as_small_as_before() {
+        // The batches' memory (HANDOFF_BYTES, in the trace's estimate) did not grow with the
+        // layer.
+        assert_eq!(std::mem::size_of::<Attempt>(), 80);
     }
 }

@@ -7,10 +7,11 @@
 //!
 //! **Fields** (docs/reports.md lists them with their types): `run` (the strategy's place in
 //! the run, from 0), `strategy`, `client`, `call` (the call's number within its client, from
-//! 0: an item on the herd paths), `attempt` (0 for a call's first, `k` for its `k`-th retry),
+//! 0: an item on the herd paths), `layer` (only with retry layers, which trace every layer's
+//! attempts: 0 the outermost, the run's own policy the last), `attempt` (0 for a call's first, `k` for its `k`-th retry),
 //! `sent`, `arrived` (null when it timed out before reaching the server), `ended` (when the
 //! answer was read, or the timeout fired), in seconds as exact decimals of the integer
-//! nanoseconds; `outcome` (`served`, `refused`, `timed_out`); `next` (`done`, `retry`,
+//! nanoseconds; `outcome` (`served`, `refused`, `timed_out`; an outer layer's `served`, `failed`); `next` (`done`, `retry`,
 //! `gave_up`, `denied`, `paused`); `wait` (the strategy's draw before the next attempt, when
 //! `next` is `retry`; a hidden tab's throttled timer or a throttle's token may send it
 //! later: the next line's `sent` says when); `hidden` (whether the tab was hidden when the

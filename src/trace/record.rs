@@ -15,8 +15,12 @@ pub enum Outcome {
     Served,
     /// The server refused it (a 429 or 503, a shed, an outage, a failed `occ` write).
     Refused,
-    /// The client's timeout fired before any answer (call loop).
+    /// The client's timeout fired before any answer (call loop); on an outer layer's line,
+    /// that layer's own timeout.
     TimedOut,
+    /// An outer layer's attempt (a whole call of the layer below it) failed: the call below
+    /// spent its retries, had one denied, or was rejected locally.
+    Failed,
 }
 
 impl Outcome {
@@ -26,6 +30,7 @@ impl Outcome {
             Outcome::Served => "served",
             Outcome::Refused => "refused",
             Outcome::TimedOut => "timed_out",
+            Outcome::Failed => "failed",
         }
     }
 }
@@ -66,6 +71,10 @@ pub struct Attempt {
     /// The call's number within its client, from 0; `None` on the herd paths, where the
     /// trace writer counts a client's items itself.
     pub call: Option<u32>,
+    /// The retry layer whose attempt this is, 0 the outermost, when the run has layers
+    /// above its own policy (whose attempts, the innermost layer's, reach the server); `None`
+    /// without layers.
+    pub layer: Option<u16>,
     /// 0 for a call's first attempt, `k` for its `k`-th retry.
     pub attempt: u32,
     /// When the client sent it; `None` for the `occ` server's attempts (four messages, the

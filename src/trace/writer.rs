@@ -11,9 +11,10 @@ use super::record::{Attempt, Next, Observer, Outcome};
 use crate::config::ConfigError;
 use crate::time::{SimDuration, SimTime, NANOS_PER_SEC};
 
-/// Longest line the writer can produce, in bytes: the keys and punctuation (under 140 B),
-/// a strategy name (under 30), three 10-digit integers, four times of at most 30 characters
-/// and the longest names. The size estimate multiplies the attempts by it.
+/// Longest line the writer can produce, in bytes: the keys and punctuation (130 B with a
+/// layered run's `layer`), a strategy name (under 30), four 10-digit integers and a layer's
+/// five digits, four times of at most 21 characters (`18446744073.709551615` s), the longest
+/// names and `false` (312 B in all). The size estimate multiplies the lines by it.
 pub const LINE_BYTES_MAX: u64 = 340;
 
 /// The writer's buffer: a trace of any length holds this much at once.
@@ -113,6 +114,9 @@ pub struct RunInfo {
     /// True when the writer must recover each client's item number and sends (the herd
     /// paths with several items a client or the `occ` server).
     pub per_client: bool,
+    /// True when the run has retry layers above its own policy: its lines have a `layer`
+    /// (every run of one trace has them or none has).
+    pub layered: bool,
 }
 
 /// A herd client's position, kept by the writer when the events do not carry it.
@@ -267,6 +271,10 @@ impl Lines {
         line.put_int(u64::from(a.client));
         line.put_piece(layout.before(Column::Call));
         line.put_int(u64::from(call));
+        if let Some(layer) = a.layer {
+            line.put_piece(layout.before(Column::Layer));
+            line.put_int(u64::from(layer));
+        }
         line.put_piece(layout.before(Column::Attempt));
         line.put_int(u64::from(a.attempt));
         line.put_piece(layout.before(Column::Sent));
@@ -322,30 +330,43 @@ pub struct TraceWriter<W: Write> {
     /// The buffers of parts written, for the next parts.
     spare: Vec<Vec<u8>>,
     error: Option<io::Error>,
+    /// A CSV trace's header, until the first run says whether its lines have a `layer`.
+    header_pending: bool,
 }
 
 impl<W: Write> TraceWriter<W> {
-    /// A writer into `out`; a CSV trace starts with its header.
+    /// A writer into `out`; a CSV trace starts with its header (written with the first run,
+    /// which says whether the lines have a `layer`, or at the end when there is none).
     pub fn new(out: W, format: TraceFormat, sample: Sample) -> Self {
-        let mut buffer = vec![0u8; BUFFER_BYTES].into_boxed_slice();
-        let mut used = 0;
-        if format == TraceFormat::Csv {
-            let header = COLUMNS.join(",") + "\n";
-            buffer[..header.len()].copy_from_slice(header.as_bytes());
-            used = header.len();
-        }
         TraceWriter {
             out,
-            buffer,
-            used,
+            buffer: vec![0u8; BUFFER_BYTES].into_boxed_slice(),
+            used: 0,
             lines: Lines::new(format, sample),
             spare: Vec::new(),
             error: None,
+            header_pending: format == TraceFormat::Csv,
+        }
+    }
+
+    /// Writes a CSV trace's header, with `layer` when `layered`, if not written yet.
+    fn header(&mut self, layered: bool) {
+        if std::mem::take(&mut self.header_pending) {
+            let header = COLUMNS
+                .iter()
+                .filter(|&&c| layered || c != "layer")
+                .copied()
+                .collect::<Vec<_>>()
+                .join(",")
+                + "\n";
+            self.buffer[..header.len()].copy_from_slice(header.as_bytes());
+            self.used = header.len();
         }
     }
 
     /// The attempts that follow belong to `run`.
     pub fn begin_run(&mut self, run: RunInfo) {
+        self.header(run.layered);
         self.lines.begin_run(&run);
     }
 
@@ -356,6 +377,7 @@ impl<W: Write> TraceWriter<W> {
 
     /// Flushes the buffer: the lines written, or the first write error.
     pub fn finish(mut self) -> io::Result<u64> {
+        self.header(false);
         self.drain();
         if let Some(e) = self.error.take() {
             return Err(e);
@@ -592,6 +614,8 @@ enum Column {
     Strategy,
     Client,
     Call,
+    /// Written only on a layered run's lines.
+    Layer,
     Attempt,
     Sent,
     Arrived,
@@ -602,15 +626,16 @@ enum Column {
     Hidden,
 }
 
-/// The names of the [`Column`]s, in their order: the JSON keys and the CSV header.
-const COLUMNS: [&str; 12] = [
-    "run", "strategy", "client", "call", "attempt", "sent", "arrived", "ended", "outcome", "next",
-    "wait", "hidden",
+/// The names of the [`Column`]s, in their order: the JSON keys and the CSV header (`layer`
+/// only for a layered run).
+const COLUMNS: [&str; 13] = [
+    "run", "strategy", "client", "call", "layer", "attempt", "sent", "arrived", "ended", "outcome",
+    "next", "wait", "hidden",
 ];
 
 /// The columns written as strings: quoted in JSON.
-const QUOTED: [bool; 12] = [
-    false, true, false, false, false, false, false, false, true, true, false, false,
+const QUOTED: [bool; 13] = [
+    false, true, false, false, false, false, false, false, false, true, true, false, false,
 ];
 
 /// What a format writes around the values of a line, worked out once from [`COLUMNS`]: the
@@ -619,11 +644,11 @@ const QUOTED: [bool; 12] = [
 /// value; and the runs of them a line writes as one piece.
 #[derive(Clone)]
 struct Layout {
-    before: [Piece; 12],
+    before: [Piece; 13],
     absent: Piece,
     /// From the end of `ended` to the start of `wait`'s value: the outcome and what followed
     /// with their keys, by [`Outcome`] and [`next_index`].
-    outcome_next: [[Piece<{ 2 * PIECE }>; 5]; 3],
+    outcome_next: [[Piece<{ 2 * PIECE }>; 5]; 4],
     /// From the end of `wait`'s value (`[0]`) or of `next`'s, the wait absent (`[1]`), to the
     /// line's end: the tab's state absent, visible or hidden (`[_][0..3]`).
     tail: [[Piece; 3]; 2],
@@ -654,7 +679,12 @@ impl Layout {
         let mut end = close(COLUMNS.len()).to_vec();
         end.extend_from_slice(if json { b"}\n" } else { b"\n" });
         let absent: &[u8] = if json { b"null" } else { b"" };
-        const OUTCOMES: [Outcome; 3] = [Outcome::Served, Outcome::Refused, Outcome::TimedOut];
+        const OUTCOMES: [Outcome; 4] = [
+            Outcome::Served,
+            Outcome::Refused,
+            Outcome::TimedOut,
+            Outcome::Failed,
+        ];
         const NEXTS: [Next; 5] = [
             Next::Done,
             Next::Retry(SimDuration::ZERO),

@@ -528,18 +528,30 @@ fn the_guides_schema_lists_the_fields_in_order() {
         .take_while(|l| l.starts_with("| `"))
         .map(|l| l[3..].split('`').next().unwrap())
         .collect();
-    let line = herd_sim_ok(&["--clients", "1", "--out", "/dev/null", "--trace", "-"]);
-    let line = String::from_utf8(line).unwrap();
-    let first = line.lines().next().unwrap();
-    // Keys in the order written: every `"name":` of the line (no value holds a quote).
-    let keys: Vec<&str> = first
-        .split('"')
-        .collect::<Vec<_>>()
-        .windows(2)
-        .filter(|w| w[1].starts_with(':'))
-        .map(|w| w[0])
+    // Keys in the order written: every `"name":` of a line (no value holds a quote).
+    let keys = |extra: &[&str]| -> Vec<String> {
+        let mut args = vec!["--clients", "1", "--out", "/dev/null", "--trace", "-"];
+        args.extend_from_slice(extra);
+        let line = String::from_utf8(herd_sim_ok(&args)).unwrap();
+        let first = line.lines().next().unwrap();
+        first
+            .split('"')
+            .collect::<Vec<_>>()
+            .windows(2)
+            .filter(|w| w[1].starts_with(':'))
+            .map(|w| w[0].to_string())
+            .collect()
+    };
+    // A layered run's lines have every field; a run without layers all but `layer`.
+    let layered = keys(&["--layer", "retries=1"]);
+    assert_eq!(documented, layered);
+    let plain: Vec<&str> = documented
+        .iter()
+        .copied()
+        .filter(|&k| k != "layer")
         .collect();
-    assert_eq!(documented, keys);
+    assert_eq!(plain, keys(&[]));
+    assert_eq!(documented.len(), plain.len() + 1);
     // The README lists them in one sentence, in the same order.
     let readme = fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
     let listed = readme
@@ -548,7 +560,7 @@ fn the_guides_schema_lists_the_fields_in_order() {
         .and_then(|rest| rest.split(" ([docs/reports.md]").next())
         .expect("the README lists the trace's fields");
     let listed: Vec<&str> = listed.split('`').skip(1).step_by(2).collect();
-    assert_eq!(listed, keys, "README.md's list of the trace's fields");
+    assert_eq!(listed, documented, "README.md's list of the trace's fields");
     let dir = tempfile::tempdir().unwrap();
     let csv = dir.path().join("t.csv");
     herd_sim_ok(&[
@@ -562,53 +574,85 @@ fn the_guides_schema_lists_the_fields_in_order() {
     let csv = fs::read_to_string(&csv).unwrap();
     assert_eq!(
         csv.lines().next().unwrap().split(',').collect::<Vec<_>>(),
-        documented
+        plain
     );
 }
 
 #[test]
-fn a_layered_run_traces_the_attempts_that_reach_the_server() {
-    // By hand: 3 clients against a down server, a fixed 1 s wait and 1 retry inside a layer
-    // of 2 retries 10 s apart: each call sends at 0 and 1 s, gives up, and its outer layer
-    // sends it again at 1 + 10 = 11 s (then 12, 22, 23): 3 x 2 = 6 lines a client, 18 in all,
-    // the summary's attempts; the attempt numbers start again at each outer retry.
-    let (report, mut lines) = traced(
-        &[
-            "--clients",
-            "3",
-            "--server",
-            "down",
-            "--strategy",
-            "fixed",
-            "--retries",
-            "1",
-            "--layer",
-            "strategy=fixed retries=2 base=10s cap=10s",
-        ],
-        &[],
-    );
+fn a_layered_run_traces_every_layers_attempts_with_their_layer() {
+    // By hand: 3 clients against a down server, a fixed 1 s wait and 1 retry (layer 1, the
+    // run's own policy) inside a layer of 2 retries 10 s apart (layer 0): each call sends at
+    // 0 and 1 s, gives up, and its outer layer sends it again at 1 + 10 = 11 s (then 12, 22,
+    // 23). A client's lines, in the order attempts end: layer 1's two (attempt 0 and 1),
+    // then layer 0's attempt (sent when its call below started, ended when that call gave
+    // up, `failed`), three times: 9 lines a client, 27 in all; 6 a client of layer 1 (the
+    // summary's attempts at the server) and 3 of layer 0 (its layer's attempts).
+    let args = [
+        "--clients",
+        "3",
+        "--server",
+        "down",
+        "--strategy",
+        "fixed",
+        "--retries",
+        "1",
+        "--layer",
+        "strategy=fixed retries=2 base=10s cap=10s",
+    ];
+    let (report, mut lines) = traced(&args, &[]);
     let r = &report["results"][0];
     assert_eq!(r["attempts"].as_u64(), Some(18));
+    assert_eq!(r["layers"][0]["attempts"].as_u64(), Some(9));
     assert_eq!(r["layers"][1]["attempts"].as_u64(), Some(18));
-    assert_eq!(lines.len(), 18);
+    assert_eq!(lines.len(), 27);
+    for (layer, count) in [(0, 9), (1, 18)] {
+        let of_layer = lines.iter().filter(|l| l["layer"] == layer).count() as u64;
+        assert_eq!(of_layer, count, "layer {layer}");
+        assert_eq!(Some(of_layer), r["layers"][layer]["attempts"].as_u64());
+    }
     // Lines come in the order attempts end; a client's in its own order.
     lines.sort_by_key(|l| l["client"].as_u64());
+    // (layer, attempt, sent, ended, outcome, next, wait) of a client's nine lines.
+    type Line = (u64, u64, f64, f64, &'static str, &'static str, Option<f64>);
+    let expected: [Line; 9] = [
+        (1, 0, 0.0, 0.0, "refused", "retry", Some(1.0)),
+        (1, 1, 1.0, 1.0, "refused", "gave_up", None),
+        (0, 0, 0.0, 1.0, "failed", "retry", Some(10.0)),
+        (1, 0, 11.0, 11.0, "refused", "retry", Some(1.0)),
+        (1, 1, 12.0, 12.0, "refused", "gave_up", None),
+        (0, 1, 11.0, 12.0, "failed", "retry", Some(10.0)),
+        (1, 0, 22.0, 22.0, "refused", "retry", Some(1.0)),
+        (1, 1, 23.0, 23.0, "refused", "gave_up", None),
+        (0, 2, 22.0, 23.0, "failed", "gave_up", None),
+    ];
     for (i, l) in lines.iter().enumerate() {
-        let (client, k) = (i / 6, i % 6);
+        let (client, k) = (i / 9, i % 9);
+        let (layer, attempt, sent, ended, outcome, next, wait) = expected[k];
         assert_eq!(l["client"].as_u64(), Some(client as u64), "{l}");
         assert_eq!(l["call"].as_u64(), Some(0), "{l}");
-        assert_eq!(l["attempt"].as_u64(), Some(k as u64 % 2), "{l}");
-        assert_eq!(
-            l["sent"].as_f64(),
-            Some([0.0, 1.0, 11.0, 12.0, 22.0, 23.0][k]),
-            "{l}"
-        );
-        assert_eq!(l["outcome"], "refused");
-        assert_eq!(
-            l["next"],
-            if k % 2 == 0 { "retry" } else { "gave_up" },
-            "{l}"
-        );
-        assert!(l.get("layer").is_none(), "no layer field yet: {l}");
+        assert_eq!(l["layer"].as_u64(), Some(layer), "{l}");
+        assert_eq!(l["attempt"].as_u64(), Some(attempt), "{l}");
+        assert_eq!(l["sent"].as_f64(), Some(sent), "{l}");
+        assert_eq!(l["ended"].as_f64(), Some(ended), "{l}");
+        // Only the server's attempts arrive anywhere.
+        let arrived = (layer == 1).then_some(sent);
+        assert_eq!(l["arrived"].as_f64(), arrived, "{l}");
+        assert_eq!(l["outcome"], outcome, "{l}");
+        assert_eq!(l["next"], next, "{l}");
+        assert_eq!(l["wait"].as_f64(), wait, "{l}");
     }
+    // The CSV has the column too, after `call`, and the same lines.
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("t.csv");
+    let mut csv_args = args.to_vec();
+    csv_args.extend_from_slice(&["--out", "/dev/null", "--trace", csv.to_str().unwrap()]);
+    herd_sim_ok(&csv_args);
+    let csv = fs::read_to_string(&csv).unwrap();
+    let mut rows = csv.lines();
+    assert!(rows
+        .next()
+        .unwrap()
+        .starts_with("run,strategy,client,call,layer,attempt,"));
+    assert_eq!(rows.clone().count(), 27);
+    assert_eq!(rows.filter(|r| r.split(',').nth(4) == Some("0")).count(), 9);
 }

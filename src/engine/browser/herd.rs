@@ -98,6 +98,7 @@ impl<'a, F: FindWindow, O: Observer> Tabs<'a, F, O> {
             self.run.trace.attempt(&Attempt {
                 client: c.client.id,
                 call: None,
+                layer: None,
                 attempt,
                 sent: Some(arrived),
                 arrived: Some(arrived),

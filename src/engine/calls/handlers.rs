@@ -498,10 +498,12 @@ impl<O: Observer> Loop<'_, O> {
     /// What the trace records of the attempt outstanding in `slot`, before its call moves on:
     /// its process, number, attempt, send and arrival (nothing without a trace).
     #[inline(always)]
-    fn seen(&self, slot: u32) -> Option<Seen> {
+    fn seen(&mut self, slot: u32) -> Option<Seen> {
         if !O::ON {
             return None;
         }
+        // Outer layers' lines that end with it wait for its line.
+        self.traced.deferring = self.layered.is_some();
         let call = &self.calls[slot as usize];
         let traced = self.traced.slots[slot as usize];
         Some(Seen {
@@ -525,6 +527,7 @@ impl<O: Observer> Loop<'_, O> {
         self.trace.attempt(&Attempt {
             client: seen.process,
             call: Some(seen.call),
+            layer: self.innermost_layer(),
             attempt: seen.attempt,
             sent: Some(seen.sent),
             arrived: seen.arrived,
@@ -533,6 +536,9 @@ impl<O: Observer> Loop<'_, O> {
             next,
             hidden,
         });
+        if self.layered.is_some() {
+            self.tell_deferred();
+        }
     }
 
     /// Tells the process's control that an attempt of the call in `slot` ended.

@@ -25,7 +25,7 @@
 use crate::policy::control::{CallEnd, Controls, Gate, Outcome, RunControls};
 use crate::policy::{Decision, Hints, Policy};
 use crate::time::{SimDuration, SimTime};
-use crate::trace::Observer;
+use crate::trace::{Attempt, Next, Observer, Outcome as Ended};
 
 use super::{Ev, Loop};
 
@@ -87,6 +87,19 @@ impl Layers {
         ))
     }
 
+    /// Attempts of every layer per call at most, the lines a trace writes for a call: the
+    /// outermost's `1 + r1`, the next's `(1 + r1)(1 + r2)`, ..., the innermost's (at the
+    /// server) [`Self::tries_per_call`], `inner_retries` the run's own (saturating).
+    pub fn attempts_of_every_layer_per_call(&self, inner_retries: u32) -> u128 {
+        let mut product = 1u128;
+        let mut sum = 0u128;
+        for layer in &self.outer {
+            product = product.saturating_mul(u128::from(layer.policy.max_retries) + 1);
+            sum = sum.saturating_add(product);
+        }
+        sum.saturating_add(product.saturating_mul(u128::from(inner_retries) + 1))
+    }
+
     /// Attempts at the server per call at most: the product of every layer's `1 + retries`,
     /// `inner_retries` the run's own (saturating).
     pub fn tries_per_call(&self, inner_retries: u32) -> u128 {
@@ -105,6 +118,8 @@ struct LayerState {
     previous: SimDuration,
     held: u64,
     trial: bool,
+    /// When its current attempt (a call of the layer below) started.
+    sent: SimTime,
 }
 
 /// A layered run's state: the outer layers' controls and each slot's outer states.
@@ -178,6 +193,7 @@ impl<O: Observer> Loop<'_, O> {
                     previous: SimDuration::ZERO,
                     held: 0,
                     trial: false,
+                    sent: now,
                 },
             );
         }
@@ -189,6 +205,7 @@ impl<O: Observer> Loop<'_, O> {
                 previous: run.layers[i].policy.backoff.base,
                 held: 0,
                 trial: false,
+                sent: now,
             };
             let controls = &mut run.controls[i];
             let go = !controls.is_active()
@@ -233,6 +250,8 @@ impl<O: Observer> Loop<'_, O> {
                 controls.attempt_ended(process, now, outcome, &mut state.held);
             }
             let rng = &mut self.rngs[process as usize];
+            let seen = (state.retries_made, state.sent);
+            let mut next = Next::GaveUp;
             if let Decision::Retry { retry, delay } =
                 policy.decide(state.retries_made, state.previous, &Hints::default(), rng)
             {
@@ -248,14 +267,65 @@ impl<O: Observer> Loop<'_, O> {
                             layer: j as u32 + 1,
                         },
                     );
+                    self.observe_layer(now, slot, j, seen, Ended::Failed, Next::Retry(delay));
                     return true;
                 }
                 self.totals.retries_denied += 1;
                 self.series.counts().retries_denied += 1;
+                next = Next::Denied;
             }
+            self.observe_layer(now, slot, j, seen, Ended::Failed, next);
             self.end_layer(now, slot, j, CallEnd::Failed);
         }
         false
+    }
+
+    /// The innermost layer's place in a trace's `layer` (the outermost is 0), when layered.
+    #[inline]
+    pub(super) fn innermost_layer(&self) -> Option<u16> {
+        self.layered.as_ref().map(|r| r.layers.len() as u16)
+    }
+
+    /// Tells the observer that outer layer `layer`'s attempt `seen` (its number and when it
+    /// started) in `slot` ended at `now` with `outcome`, followed by `next`.
+    #[inline]
+    fn observe_layer(
+        &mut self,
+        now: SimTime,
+        slot: u32,
+        layer: usize,
+        seen: (u32, SimTime),
+        outcome: Ended,
+        next: Next,
+    ) {
+        if !O::ON {
+            return;
+        }
+        let line = Attempt {
+            client: self.calls[slot as usize].process,
+            call: Some(self.traced.slots[slot as usize].number),
+            layer: Some(layer as u16),
+            attempt: seen.0,
+            sent: Some(seen.1),
+            arrived: None,
+            ended: now,
+            outcome,
+            next,
+            hidden: None,
+        };
+        if self.traced.deferring {
+            self.traced.deferred.push(line);
+        } else {
+            self.trace.attempt(&line);
+        }
+    }
+
+    /// Tells the outer layers' lines deferred behind an innermost attempt's, now told.
+    pub(super) fn tell_deferred(&mut self) {
+        self.traced.deferring = false;
+        for line in self.traced.deferred.drain(..) {
+            self.trace.attempt(&line);
+        }
     }
 
     /// Layer `layer`'s call in `slot` ended: its controls are told.
@@ -282,7 +352,22 @@ impl<O: Observer> Loop<'_, O> {
         let n = run.layers.len();
         for j in (0..n).rev() {
             let state = &mut run.states[slot as usize * n + j];
+            let seen = (state.retries_made, state.sent);
             let controls = &mut run.controls[j];
+            if O::ON {
+                self.trace.attempt(&Attempt {
+                    client: process,
+                    call: Some(self.traced.slots[slot as usize].number),
+                    layer: Some(j as u16),
+                    attempt: seen.0,
+                    sent: Some(seen.1),
+                    arrived: None,
+                    ended: now,
+                    outcome: Ended::Served,
+                    next: Next::Done,
+                    hidden: None,
+                });
+            }
             if controls.is_active() {
                 controls.attempt_ended(process, now, Outcome::Success, &mut state.held);
                 controls.call_ended(
@@ -299,6 +384,11 @@ impl<O: Observer> Loop<'_, O> {
     /// An outer layer's retry is due: the calls of every layer from `layer` down start
     /// afresh, the innermost's last (its first attempt sent, or rejected locally).
     pub(super) fn restart(&mut self, now: SimTime, slot: u32, layer: u32) {
+        if let Some(run) = &mut self.layered {
+            // Layer `layer - 1`'s retry starts now.
+            let n = run.layers.len();
+            run.states[slot as usize * n + layer as usize - 1].sent = now;
+        }
         if !self.start_layers_from(now, slot, layer as usize) {
             return;
         }
@@ -346,10 +436,14 @@ mod tests {
             outer: vec![layer(3), layer(2)],
         };
         assert_eq!(layers.tries_per_call(1), 4 * 3 * 2);
+        // A trace's lines: 4 of the outermost, 4 x 3 of the next, 4 x 3 x 2 at the server.
+        assert_eq!(layers.attempts_of_every_layer_per_call(1), 4 + 12 + 24);
+        assert_eq!(Layers::default().attempts_of_every_layer_per_call(4), 5);
         assert_eq!(Layers::default().tries_per_call(4), 5);
         let huge = Layers {
             outer: vec![layer(u32::MAX); 5],
         };
         assert_eq!(huge.tries_per_call(u32::MAX), u128::MAX);
+        assert_eq!(huge.attempts_of_every_layer_per_call(u32::MAX), u128::MAX);
     }
 }

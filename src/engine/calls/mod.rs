@@ -245,11 +245,15 @@ struct Loop<'a, O = NoTrace> {
 }
 
 /// What the call loop keeps for a trace only: each process's calls started, and each call
-/// slot's number within its process and its current attempt's arrival.
+/// slot's number within its process and its current attempt's arrival; in a layered run, the
+/// outer layers' lines that end with an innermost attempt, told after its line.
 #[derive(Default)]
 struct Traced {
     calls: Vec<u32>,
     slots: Vec<TracedSlot>,
+    /// An innermost attempt's line is pending: outer layers' lines wait in `deferred`.
+    deferring: bool,
+    deferred: Vec<crate::trace::Attempt>,
 }
 
 #[derive(Clone, Copy, Default)]
@@ -359,6 +363,8 @@ fn run_calls<O: Observer>(spec: &RunSpec, trace: O, known: bool) -> Option<(Tall
                 Vec::new()
             },
             slots: Vec::new(),
+            deferring: false,
+            deferred: Vec::new(),
         },
         layered: layers::LayerRun::new(&overload.layers, spec.clients),
         closed: match (&overload.closed, &overload.arrivals) {
