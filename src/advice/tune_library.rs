@@ -34,8 +34,11 @@ fn number(x: f64) -> String {
 }
 
 /// The herd-sim config keys of `grid` (`(sweep parameter, value)`) laid over `base`: a TOML
-/// fragment that `--config` reads, numbers bare, the rest quoted. An axis that reshapes a
-/// key of `base` rather than sets it is written as it ran: `think-time` the base's
+/// fragment that `--config` reads, numbers bare, the rest quoted, each key where the config
+/// takes it: a scenario key at the top, a server key (`workers`, `service_time`, ...) under
+/// `[server]`. A parameter that sets no key of its own name is written as the keys it
+/// changed, as they ran: `outage-duration` the scenario's `outage` with that length (its
+/// start kept), `restart-interval` the pool's `rolling_restart`, `think-time` the base's
 /// distribution at that mean (`exp:250ms`), `layer-retries` every `[[layer]]` of `base` with
 /// those retries, after the other keys.
 pub fn herd_sim_keys(base: &ScenarioFile, grid: &[(String, String)]) -> String {
@@ -46,7 +49,9 @@ pub fn herd_sim_keys(base: &ScenarioFile, grid: &[(String, String)]) -> String {
             let _ = p.apply(&mut file, &value);
         }
     }
+    let ran = table_of(&file);
     let mut text = String::new();
+    let mut server = String::new();
     let mut tables = String::new();
     for (name, value) in grid {
         let Some(p) = parameter(name) else { continue };
@@ -70,12 +75,95 @@ pub fn herd_sim_keys(base: &ScenarioFile, grid: &[(String, String)]) -> String {
         }
         let key = p.name.replace('-', "_");
         let bare = matches!(p.kind, Kind::Whole | Kind::Decimal) && value.parse::<f64>().is_ok();
-        match bare {
-            true => text.push_str(&format!("{key} = {value}\n")),
-            false => text.push_str(&format!("{key} = {}\n", serde_json::json!(value))),
+        let as_given = match bare {
+            true => format!("{key} = {value}\n"),
+            false => format!("{key} = {}\n", serde_json::json!(value)),
+        };
+        for (table, changed) in keys_set_by(p, value, base) {
+            let line = match changed == key {
+                true => as_given.clone(),
+                false => {
+                    let within = match table {
+                        Some(t) => ran.get(t).and_then(|t| t.get(&changed)),
+                        None => ran.get(&changed),
+                    };
+                    match within {
+                        Some(v) => format!("{changed} = {v}\n"),
+                        None => continue,
+                    }
+                }
+            };
+            match table {
+                Some(_) => server.push_str(&line),
+                None => text.push_str(&line),
+            }
         }
     }
+    if !server.is_empty() {
+        text.push_str("\n[server]\n");
+        text.push_str(&server);
+    }
+    if !tables.is_empty() && !text.is_empty() {
+        text.push('\n');
+    }
     text + &tables
+}
+
+/// `file` as a TOML table, its unset keys left out.
+fn table_of(file: &ScenarioFile) -> toml::Table {
+    match toml::Value::try_from(file) {
+        Ok(toml::Value::Table(table)) => table,
+        _ => toml::Table::new(),
+    }
+}
+
+/// The keys parameter `p` at `value` sets, each with the table it is in (`Some("server")`)
+/// or at the top (`None`): those it changes in `base`, and those it sets in an empty scenario
+/// (so a key `base` already has at that value is still written). Its own name when it changes
+/// nothing, as a parameter whose value cannot apply was written before.
+fn keys_set_by(
+    p: &'static crate::sweep::parameter::Parameter,
+    value: &str,
+    base: &ScenarioFile,
+) -> Vec<(Option<&'static str>, String)> {
+    let mut keys: Vec<(Option<&'static str>, String)> = Vec::new();
+    let Ok(value) = p.parse_value(value) else {
+        return vec![(None, p.name.replace('-', "_"))];
+    };
+    for start in [base.clone(), ScenarioFile::default()] {
+        let before = table_of(&start);
+        let mut after = start;
+        if p.apply(&mut after, &value).is_err() {
+            continue;
+        }
+        for (key, now) in table_of(&after) {
+            let was = before.get(&key);
+            match (&now, was) {
+                (toml::Value::Table(inner), Some(toml::Value::Table(was))) if key == "server" => {
+                    for (k, v) in inner {
+                        if was.get(k) != Some(v) && !keys.contains(&(Some("server"), k.clone())) {
+                            keys.push((Some("server"), k.clone()));
+                        }
+                    }
+                }
+                (toml::Value::Table(inner), None) if key == "server" => {
+                    for k in inner.keys() {
+                        if !keys.contains(&(Some("server"), k.clone())) {
+                            keys.push((Some("server"), k.clone()));
+                        }
+                    }
+                }
+                _ if was != Some(&now) && !keys.contains(&(None, key.clone())) => {
+                    keys.push((None, key));
+                }
+                _ => {}
+            }
+        }
+    }
+    if keys.is_empty() {
+        keys.push((None, p.name.replace('-', "_")));
+    }
+    keys
 }
 
 /// The snippets of the policy `scenario` runs (the recommended candidate laid over the first
@@ -331,6 +419,31 @@ mod tests {
         assert_eq!(read.base, Some(SimDuration::from_millis(250)));
         assert_eq!(read.budget.as_deref(), Some("grpc:max_tokens=20"));
         assert_eq!(read.retry_probability, Some(0.5));
+        // Server keys under [server], where the config takes them, even one the base has at
+        // that value already; a rolling restart's interval as the pool's whole restart.
+        let base = ScenarioFile::parse(
+            "servers = 3\nrolling_restart = \"10s,1s\"\n[server]\nmodel = \"capacity\"\nworkers = 2\n",
+            Some("toml"),
+        )
+        .unwrap();
+        let grid: Vec<(String, String)> = [
+            ("retries", "6"),
+            ("workers", "2"),
+            ("service-time", "50ms"),
+            ("restart-interval", "20s"),
+        ]
+        .iter()
+        .map(|(a, b)| (a.to_string(), b.to_string()))
+        .collect();
+        let keys = herd_sim_keys(&base, &grid);
+        assert_eq!(
+            keys,
+            "retries = 6\nrolling_restart = \"20s,1s\"\n\n[server]\nworkers = 2\nservice_time = \"50ms\"\n"
+        );
+        let read = ScenarioFile::parse(&keys, Some("toml")).unwrap();
+        let server = read.server.unwrap();
+        assert_eq!(server.service_time.unwrap().to_string(), "50ms");
+        assert!(server.workers.is_some());
     }
 
     #[test]

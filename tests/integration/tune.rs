@@ -733,3 +733,63 @@ fn auto_searches_a_grid_up_to_max_candidates_whole_and_halves_a_larger_one() {
         }
     }
 }
+
+#[test]
+fn the_herd_sim_keys_of_a_server_and_an_outage_axis_run_as_the_recommended_flags() {
+    // A capacity server's workers and the outage's length: the keys go under [server] and
+    // into the scenario's outage (its start kept), so the block run with --config beside the
+    // scenario's other flags is byte for byte the run of the same flags with --workers and
+    // --outage at the recommended values.
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("server.toml");
+    std::fs::write(
+        &file,
+        "seeds = 1\n[[scenario]]\nname = \"s\"\nclients = 10\narrivals = \"poisson\"\n\
+         rate = \"20/s\"\nduration = \"10s\"\ntimeout = \"1s\"\noutage = \"2s..4s\"\n\
+         [scenario.server]\nmodel = \"capacity\"\nservice_time = \"100ms\"\n\
+         [params]\nworkers = \"1,2,3\"\noutage-duration = \"5s\"\n\
+         [objectives]\nconstraints = [\"goodput_pct@s >= 0\"]\nmaximize = [\"workers\"]\n",
+    )
+    .unwrap();
+    let report = json(&[
+        "tune",
+        "--config",
+        file.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(report["recommended"]["workers"], 3, "{report}");
+    let keys = report["configs"]["herd-sim"].as_str().unwrap();
+    assert_eq!(
+        keys, "outage = [\"2s..7s\"]\n\n[server]\nworkers = 3\n",
+        "{keys}"
+    );
+    let block = dir.path().join("keys.toml");
+    std::fs::write(&block, keys).unwrap();
+    let scenario = [
+        "--clients",
+        "10",
+        "--arrivals",
+        "poisson",
+        "--rate",
+        "20/s",
+        "--duration",
+        "10s",
+        "--timeout",
+        "1s",
+        "--server",
+        "capacity",
+        "--service-time",
+        "100ms",
+        "--format",
+        "json",
+    ];
+    let with_config =
+        crate::herd_sim_ok(&[&scenario[..], &["--config", block.to_str().unwrap()]].concat());
+    let with_flags =
+        crate::herd_sim_ok(&[&scenario[..], &["--workers", "3", "--outage", "2s..7s"]].concat());
+    assert_eq!(
+        String::from_utf8(with_config).unwrap(),
+        String::from_utf8(with_flags).unwrap()
+    );
+}
