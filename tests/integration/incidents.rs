@@ -695,6 +695,37 @@ fn a_stack_with_an_empty_or_misplaced_layer_or_beside_the_flags_it_sets_is_refus
 }
 
 #[test]
+fn a_shared_budget_saves_more_at_the_inner_layer_than_at_the_outer() {
+    // docs/incidents.md: the three fixed layers against a server out for 30 s, every call
+    // failing. A shared bucket of 5 tokens that no success refills allows 5 retries in all.
+    // At the outer layer each call's first outer attempt is a middle call of 4 x 4 = 16
+    // attempts and each of the 5 retries another: 10 x 16 + 5 x 16 = 240. At the innermost,
+    // each call's 4 x 4 = 16 inner calls make one attempt each, plus the 5 retries: 165.
+    let attempts = |outer: &str, inner: &str| {
+        let stack = format!(
+            "strategy=fixed base=1s retries=3 {outer} ; strategy=fixed base=100ms retries=3 ; \
+             strategy=fixed base=100ms retries=3 {inner}"
+        );
+        let out = stacked(&[
+            "--server",
+            "flaky",
+            "--failure-rate",
+            "0",
+            "--outage",
+            "0s..30s",
+            "--layers",
+            &stack,
+        ]);
+        let report: serde_json::Value = serde_json::from_slice(&out).unwrap();
+        report["results"][0]["attempts"].as_u64().unwrap()
+    };
+    let shared = "budget=token-bucket:scope=global";
+    assert_eq!(attempts("", ""), 10 * 4 * 4 * 4);
+    assert_eq!(attempts(shared, ""), 10 * 16 + 5 * 16);
+    assert_eq!(attempts("", shared), 10 * 16 + 5);
+}
+
+#[test]
 fn layers_without_a_policy_or_that_cannot_compose_are_refused_in_one_line() {
     for (args, wanted) in [
         (&["--layer", ""][..], "no policy"),
