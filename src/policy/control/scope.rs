@@ -101,6 +101,8 @@ pub struct RunControls {
     shared: Option<ProcessControl>,
     /// The shared part holds the breaker, so it judges first.
     breaker_global: bool,
+    /// Anything is controlled: kept, as loops ask at every attempt.
+    active: bool,
 }
 
 impl RunControls {
@@ -118,12 +120,15 @@ impl RunControls {
         }
         local.budget_scope = Scope::Client;
         local.breaker_scope = Scope::Client;
+        let processes = match local.is_none() {
+            true => Vec::new(),
+            false => local.start_many(clients as usize),
+        };
+        let shared = (!global.is_none()).then(|| global.start());
         RunControls {
-            processes: match local.is_none() {
-                true => Vec::new(),
-                false => local.start_many(clients as usize),
-            },
-            shared: (!global.is_none()).then(|| global.start()),
+            active: !processes.is_empty() || shared.is_some(),
+            processes,
+            shared,
             breaker_global: global.breaker != Breaker::None,
             local,
             global,
@@ -133,7 +138,7 @@ impl RunControls {
     /// True when anything is controlled.
     #[inline]
     pub fn is_active(&self) -> bool {
-        !self.processes.is_empty() || self.shared.is_some()
+        self.active
     }
 
     /// A call of `process` wants to start ([`ProcessControl::call_started`]).
