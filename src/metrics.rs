@@ -59,25 +59,27 @@ impl Windows {
         if t <= self.exact_to {
             return ((u128::from(t) * u128::from(self.magic)) >> 64) as usize;
         }
-        self.window_of_late(t)
+        window_of_late(t, self.bin, self.reciprocal)
     }
+}
 
-    /// [`Windows::window_of`] past `exact_to`.
-    #[inline(never)]
-    fn window_of_late(&self, t: u64) -> usize {
-        // The high word of t · reciprocal is floor(t / bin) or up to two less (the reciprocal
-        // is floored, and t < 2^64); the corrections make it exact.
-        let mut q = ((u128::from(t) * u128::from(self.reciprocal)) >> 64) as u64;
-        let mut rest = t - q * self.bin;
-        if rest >= self.bin {
-            q += 1;
-            rest -= self.bin;
-        }
-        if rest >= self.bin {
-            q += 1;
-        }
-        q as usize
+/// [`Windows::window_of`] past `exact_to`, for windows of `bin` whose `reciprocal` is
+/// `floor((2^64 − 1) / bin)`. Not inlined, and given numbers rather than the [`Windows`], so
+/// that a loop's windows and what lies beside them stay in registers.
+#[inline(never)]
+fn window_of_late(t: u64, bin: u64, reciprocal: u64) -> usize {
+    // The high word of t · reciprocal is floor(t / bin) or up to two less (the reciprocal is
+    // floored, and t < 2^64); the corrections make it exact.
+    let mut q = ((u128::from(t) * u128::from(reciprocal)) >> 64) as u64;
+    let mut rest = t - q * bin;
+    if rest >= bin {
+        q += 1;
+        rest -= bin;
     }
+    if rest >= bin {
+        q += 1;
+    }
+    q as usize
 }
 
 /// Windows counted in a plain vector from window 0 (128 KiB at most: 27 minutes at 100 ms
@@ -803,13 +805,13 @@ fn earliest(a: Option<SimTime>, b: Option<SimTime>) -> Option<SimTime> {
 /// integers, a time's absence told by its count, which the loop keeps in registers instead of
 /// updating the tally's fields and `Option`s in memory at every request. Added to the tally
 /// once the loop ends ([`Totals::add_to`]); the histograms are counted in the tally as the
-/// loop goes ([`Tally::request_windows`]).
+/// loop goes ([`Tally::request_windows`]). The fewer it keeps, the fewer registers the loop
+/// needs: the requests are the refused and the served, and whether any retry was made is told
+/// by its first and last times (the first at or before the last exactly when there was one).
 #[derive(Clone, Copy, Debug)]
 pub struct Totals {
-    requests: u64,
     refused: u64,
     succeeded: u64,
-    retries: u64,
     gave_up: u64,
     completed: u64,
     first_retry: u64,
@@ -822,10 +824,8 @@ pub struct Totals {
 impl Default for Totals {
     fn default() -> Self {
         Totals {
-            requests: 0,
             refused: 0,
             succeeded: 0,
-            retries: 0,
             gave_up: 0,
             completed: 0,
             first_retry: u64::MAX,
@@ -843,9 +843,7 @@ impl Totals {
     #[inline(always)]
     pub fn request(&mut self, t: SimTime, retry: bool, served: bool) {
         let t = t.as_nanos();
-        self.requests += 1;
         if retry {
-            self.retries += 1;
             self.first_retry = self.first_retry.min(t);
             self.last_retry = self.last_retry.max(t);
         }
@@ -871,16 +869,18 @@ impl Totals {
     }
 
     /// Adds these counts and times to `tally`'s.
+    #[inline(always)]
     pub fn add_to(&self, tally: &mut Tally) {
         let when = |count: u64, t: u64| (count > 0).then_some(SimTime(t));
         let finished = self.completed + self.gave_up;
-        tally.requests += self.requests;
+        tally.requests += self.refused + self.succeeded;
         tally.refused += self.refused;
         tally.succeeded += self.succeeded;
         tally.gave_up += self.gave_up;
         tally.completed += self.completed;
-        tally.first_retry = earliest(tally.first_retry, when(self.retries, self.first_retry));
-        tally.last_retry = tally.last_retry.max(when(self.retries, self.last_retry));
+        let retried = u64::from(self.first_retry <= self.last_retry);
+        tally.first_retry = earliest(tally.first_retry, when(retried, self.first_retry));
+        tally.last_retry = tally.last_retry.max(when(retried, self.last_retry));
         tally.last_success = tally
             .last_success
             .max(when(self.succeeded, self.last_success));

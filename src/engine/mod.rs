@@ -21,6 +21,7 @@
 pub mod browser;
 pub mod calls;
 pub mod delay;
+mod known;
 pub mod queue;
 pub mod work;
 
@@ -34,11 +35,12 @@ use rayon::prelude::*;
 
 use crate::metrics::{Histogram, Tally, Totals, WindowCursor, Windows};
 use crate::policy::control::Controls;
-use crate::policy::{CurveTable, Decision, Policy, Strategy};
+use crate::policy::{CurveTable, Decision, Hints, Policy, Strategy};
 use crate::rng::{ClientRng, ClientSeeds};
-use crate::server::{Response, Server};
+use crate::server::{Down, Response, Server};
 use crate::time::{SimDuration, SimTime};
 use crate::trace::{self, Attempt, Next, NoTrace, Observer, Outcome, TracePart};
+use known::{Dynamic, Known, Plain};
 
 /// Clients simulated per parallel block on the independent path. Large enough that seeding a
 /// block's ChaCha and merging its histogram are noise; small enough to balance two cores.
@@ -351,8 +353,9 @@ impl FindWindow for Windows {
 }
 
 /// What every client shares in one run: the rules, the pool, the counts and the observer of
-/// its attempts ([`NoTrace`] unless traced).
-struct Run<'a, F, O = NoTrace> {
+/// its attempts ([`NoTrace`] unless traced). `K` is what the loop knows of the rules when it
+/// is compiled ([`known`]).
+struct Run<'a, F, O = NoTrace, K = Dynamic> {
     policy: Policy,
     /// The policy's curve, worked out once.
     curve: CurveTable,
@@ -363,27 +366,22 @@ struct Run<'a, F, O = NoTrace> {
     pool_left: u64,
     /// With several items per client: items still to fetch, the current one included, for
     /// clients `first_id..`. Kept out of the event (read only on a success) so events stay
-    /// small; empty with one item each or a pool.
-    items_left: Vec<u32>,
+    /// small; empty with one item each or a pool. A boxed slice rather than a vector: its
+    /// drop is a deallocation inlined in the loop's function, where a vector's may be a call
+    /// that takes the run's address and keeps the loop's counts in memory.
+    items_left: Box<[u32]>,
     first_id: u32,
     /// Finds each request's window.
     windows: F,
-    /// The histograms (counted as the run goes) and, once the run is dropped, `totals`.
+    /// The histograms (counted as the run goes) and, once the run is finished, `totals`.
     tally: &'a mut Tally,
     /// The counts and first and last times, kept out of `tally` while the run goes.
     totals: Totals,
     trace: O,
+    known: std::marker::PhantomData<K>,
 }
 
-impl<F, O> Drop for Run<'_, F, O> {
-    /// Adds the totals to the tally: a tally is complete once its run is dropped.
-    #[inline]
-    fn drop(&mut self) {
-        self.totals.add_to(self.tally);
-    }
-}
-
-impl<'a, F: FindWindow, O: Observer> Run<'a, F, O> {
+impl<'a, F: FindWindow, O: Observer, K: Known> Run<'a, F, O, K> {
     /// The shared state of clients `first_id..first_id + clients` of `spec`.
     #[inline]
     fn new(spec: &RunSpec, first_id: u32, clients: u32, tally: &'a mut Tally, trace: O) -> Self {
@@ -398,15 +396,25 @@ impl<'a, F: FindWindow, O: Observer> Run<'a, F, O> {
                 Work::Pool(p) => p.saturating_sub(u64::from(spec.clients)),
             },
             items_left: match spec.work {
-                Work::Items(k) if k > 1 => vec![k; clients as usize],
-                _ => Vec::new(),
+                Work::Items(k) if k > 1 => vec![k; clients as usize].into_boxed_slice(),
+                _ => Box::new([]),
             },
             first_id,
             windows: F::over(&tally.retries),
             tally,
             totals: Totals::default(),
             trace,
+            known: std::marker::PhantomData,
         }
+    }
+
+    /// Adds the totals to the tally, which is then complete. (A method rather than a `Drop`:
+    /// the loops' runs then need no drop of their own, which takes their address and keeps
+    /// their counts in memory instead of registers.)
+    #[inline(always)]
+    fn finish(self) {
+        let Run { totals, tally, .. } = self;
+        totals.add_to(tally);
     }
 
     /// Counts a request at `time` in `window`: a retry or not, served or refused.
@@ -424,6 +432,7 @@ impl<'a, F: FindWindow, O: Observer> Run<'a, F, O> {
     }
 
     /// A client's first state: its first item taken (from the pool, if shared).
+    #[inline(always)]
     fn start<W: PreviousWait, X: Exchange>(&self, id: u32, rng: ClientRng) -> Client<W, X> {
         Client {
             id,
@@ -501,7 +510,8 @@ impl<'a, F: FindWindow, O: Observer> Run<'a, F, O> {
                 client.retries_made = 0;
                 client.previous.set(self.policy.backoff.base);
                 let more = self.more_work(client);
-                let round_trip = X::answer_delay(&self.latency, &self.network, &mut client.rng);
+                let round_trip =
+                    X::answer_delay(&K::latency(&self.latency), &self.network, &mut client.rng);
                 observe(
                     &mut self.trace,
                     time + round_trip,
@@ -520,13 +530,14 @@ impl<'a, F: FindWindow, O: Observer> Run<'a, F, O> {
             }
             Response::Refused(mut hints) => {
                 self.count_request(time, window, retry, false);
-                let round_trip = X::answer_delay(&self.latency, &self.network, &mut client.rng);
+                let round_trip =
+                    X::answer_delay(&K::latency(&self.latency), &self.network, &mut client.rng);
                 // The reset is announced as an instant; by the time the client reads it, one
                 // round trip of it has passed. Retry-After counts from the reading.
                 hints.reset_in = hints
                     .reset_in
                     .map(|r| SimDuration(r.0.saturating_sub(round_trip.0)));
-                match self.policy.decide_on(
+                match K::policy(&self.policy).decide_on(
                     &self.curve,
                     client.retries_made,
                     client.previous.get(self.policy.backoff.base),
@@ -701,8 +712,7 @@ fn event_queue_loop<W: PreviousWait, X: Exchange, O: Observer>(spec: &RunSpec, t
             });
         }
     }
-    // Dropping the run adds its totals to the tally.
-    drop(run);
+    run.finish();
     tally.window_starts = server.window_starts();
     tally
 }
@@ -808,24 +818,52 @@ fn over_blocks(spec: &RunSpec, block: impl Fn(u32, u32) -> Tally + Sync) -> Tall
 
 fn simulate_block<O: Observer>(spec: &RunSpec, first: u32, last: u32, trace: O) -> Tally {
     // The server is matched once, not at every request: a down server's answer is then a
-    // comparison inlined into the loop.
+    // comparison inlined into the loop, or a constant when it never recovers.
     match &spec.server {
+        Server::Down(Down { recover_at: None }) if !O::ON => {
+            known_block_loop(spec, first, last, trace, |_, _| {
+                Response::Refused(Hints::default())
+            })
+        }
         Server::Down(down) => {
-            block_loop(spec, first, last, trace, |time, id| down.respond(time, id))
+            block_loop::<O, Dynamic>(spec, first, last, trace, |time, id| down.respond(time, id))
         }
         server => {
             let mut server = server.clone();
             server.prepare(spec.clients);
-            block_loop(spec, first, last, trace, |time, id| {
+            block_loop::<O, Dynamic>(spec, first, last, trace, |time, id| {
                 server.respond(time, id)
             })
         }
     }
 }
 
-/// Clients `first..last` of `spec` one after another, `respond` answering each request.
+/// [`block_loop`] knowing what it can of `spec`'s rules when compiled ([`known`]): with one
+/// of the six strategies of [`Strategy::ALL`], every retry made and no latency, an instance
+/// for that strategy; else the one that reads them from the run.
 #[inline(always)]
-fn block_loop<O: Observer>(
+fn known_block_loop<O: Observer>(
+    spec: &RunSpec,
+    first: u32,
+    last: u32,
+    trace: O,
+    respond: impl FnMut(SimTime, u32) -> Response,
+) -> Tally {
+    match known::plain_strategy(spec) {
+        Some(0) => block_loop::<O, Plain<0>>(spec, first, last, trace, respond),
+        Some(1) => block_loop::<O, Plain<1>>(spec, first, last, trace, respond),
+        Some(2) => block_loop::<O, Plain<2>>(spec, first, last, trace, respond),
+        Some(3) => block_loop::<O, Plain<3>>(spec, first, last, trace, respond),
+        Some(4) => block_loop::<O, Plain<4>>(spec, first, last, trace, respond),
+        Some(5) => block_loop::<O, Plain<5>>(spec, first, last, trace, respond),
+        _ => block_loop::<O, Dynamic>(spec, first, last, trace, respond),
+    }
+}
+
+/// Clients `first..last` of `spec` one after another, `respond` answering each request; `K`
+/// what the loop knows of the rules ([`known`]).
+#[inline(never)]
+fn block_loop<O: Observer, K: Known>(
     spec: &RunSpec,
     first: u32,
     last: u32,
@@ -833,7 +871,7 @@ fn block_loop<O: Observer>(
     mut respond: impl FnMut(SimTime, u32) -> Response,
 ) -> Tally {
     let mut tally = spec.new_tally();
-    let mut run: Run<Windows, O> = Run::new(spec, first, last - first, &mut tally, trace);
+    let mut run: Run<Windows, O, K> = Run::new(spec, first, last - first, &mut tally, trace);
     let mut seeds = ClientSeeds::starting_at(spec.seed, u64::from(first));
     for id in first..last {
         let mut client: Client<SimDuration, Single> = run.start(id, seeds.next_rng());
@@ -846,7 +884,7 @@ fn block_loop<O: Observer>(
             }
         }
     }
-    drop(run);
+    run.finish();
     tally
 }
 

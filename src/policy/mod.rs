@@ -338,22 +338,12 @@ impl Backoff {
             };
             return SimDuration(grown.min(cap));
         }
-        self.exponential_multiplied(retry)
-    }
-
-    /// [`Backoff::exponential`] for a multiplier other than 2.
-    #[inline(never)]
-    fn exponential_multiplied(&self, retry: u32) -> SimDuration {
-        let cap = self.cap.as_nanos();
-        let base = self.base.as_nanos().min(cap);
-        let mut value = base as f64;
-        for _ in 1..retry {
-            value *= self.multiplier;
-            if value >= cap as f64 {
-                return SimDuration(cap);
-            }
-        }
-        SimDuration((value as u64).min(cap))
+        exponential_multiplied(
+            self.base.as_nanos(),
+            self.cap.as_nanos(),
+            self.multiplier,
+            retry,
+        )
     }
 
     /// The top of a jittered strategy's draw for retry `k`: [`Backoff::exponential`] after the
@@ -370,6 +360,22 @@ impl Backoff {
             .exponential(retry),
         }
     }
+}
+
+/// [`Backoff::exponential`] for a multiplier other than 2, of a backoff from `base` capped at
+/// `cap` (nanoseconds). Not inlined, and given numbers rather than the [`Backoff`], so that a
+/// loop holding the backoff keeps what lies beside it in registers.
+#[inline(never)]
+fn exponential_multiplied(base: u64, cap: u64, multiplier: f64, retry: u32) -> SimDuration {
+    let base = base.min(cap);
+    let mut value = base as f64;
+    for _ in 1..retry {
+        value *= multiplier;
+        if value >= cap as f64 {
+            return SimDuration(cap);
+        }
+    }
+    SimDuration((value as u64).min(cap))
 }
 
 /// Where a strategy reads its curve: [`Backoff`] works each value out when asked; a

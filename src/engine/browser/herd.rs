@@ -224,8 +224,7 @@ fn event_queue_loop<W: PreviousWait, O: Observer>(spec: &RunSpec, trace: O) -> T
         }
     }
     let counts = tabs.rules.counts;
-    // Dropping the run adds its totals to the tally.
-    drop(tabs);
+    tabs.run.finish();
     tally.browser = Some(counts);
     tally.window_starts = server.window_starts();
     tally
@@ -275,8 +274,7 @@ fn block_loop<W: PreviousWait, O: Observer>(
         }
     }
     let counts = tabs.rules.counts;
-    // Dropping the run adds its totals to the tally.
-    drop(tabs);
+    tabs.run.finish();
     tally.browser = Some(counts);
     tally
 }

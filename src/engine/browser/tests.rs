@@ -128,8 +128,7 @@ fn run_one(s: &RunSpec, tab: Tab) -> Tally {
         assert!(events < 100, "runaway");
     }
     let counts = tabs.rules.counts;
-    // Dropping the run adds its totals to the tally.
-    drop(tabs);
+    tabs.run.finish();
     tally.browser = Some(counts);
     tally
 }
