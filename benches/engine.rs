@@ -54,6 +54,17 @@
 //!   them in registers. There, `block_loop` inclusive against the reference's `block` under
 //!   callgrind (`RAYON_NUM_THREADS=1`, the bench's 1 M clients) before the last change:
 //!   69 instructions a request against 40 (1.72×).
+//!
+//! What changes to the event queue bought at scale (`scaling/*`), counted where the machine's
+//! counters are not available (no hardware events on these virtual machines) by cachegrind's
+//! simulated caches, a 48 KiB first level and a 2 MiB last level standing for the core's
+//! L2, on `herd-sim --clients 1000000 --strategy full-jitter --server down --seed 2015
+//! --threads 1 --engine event-queue` (24 MB of pending events, ten times that cache, as
+//! 240 MB at 10 M clients are to the machine's):
+//! - each bucket keeps its earliest time as it is filled, so a large bucket is re-filed in
+//!   one pass instead of a first one finding that time: data read misses 6.07 M -> 4.46 M
+//!   in the first level (-27 %) and 2.37 M -> 1.97 M in the last (-17 %), all misses
+//!   2.93 M -> 2.49 M (-15 %), for 0.1 % more instructions (1.661 G -> 1.663 G).
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;

@@ -28,8 +28,10 @@
 //!   equal times, and its latest time becomes the base (a bucket of a few events, the usual
 //!   one when few are pending, by insertion; a larger one by sorting keys, which at ten
 //!   million pending events spares the buckets of a few hundred events a second re-filing).
-//!   A larger one is scanned for its earliest time, which becomes the base; its events at
-//!   that time form the run and the rest are re-filed at lower levels.
+//!   A larger one's earliest time, which each bucket keeps as it is filled, becomes the
+//!   base; its events at that time form the run and the rest are re-filed at lower levels,
+//!   in one pass (at ten million pending events such a bucket is larger than the core's
+//!   cache: a pass to find its earliest time first would read it from memory twice).
 //! - A bucket is a chain of fixed-size **blocks** taken from one shared store. A bucket
 //!   emptied gives its blocks back to a free stack, and the next bucket to grow takes the
 //!   block freed last, still in cache. Nothing is copied when a bucket grows, and memory
@@ -85,13 +87,27 @@ pub struct Event<T> {
 }
 
 /// A bucket: a chain of blocks, filled in order; only the last may be partly filled.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug)]
 struct Bucket {
     len: usize,
     /// The first block (meaningless while `len` is 0).
     head: u32,
     /// The block being filled.
     tail: u32,
+    /// The earliest time filed in it (`u64::MAX` while empty): the base when it is re-filed,
+    /// known without reading its events a first time.
+    earliest: u64,
+}
+
+impl Default for Bucket {
+    fn default() -> Self {
+        Bucket {
+            len: 0,
+            head: 0,
+            tail: 0,
+            earliest: u64::MAX,
+        }
+    }
 }
 
 /// A min-queue of [`Event`]s by time, FIFO among equal times. See the module documentation.
@@ -231,7 +247,12 @@ impl<T: Copy> EventQueue<T> {
         let level = ((63 - diff.leading_zeros() as usize) / 8) & (LEVELS - 1);
         let digit = ((event.time.0 >> (level * 8)) & 0xff) as usize;
         let index = level * DIGITS + digit;
-        let Bucket { len, tail, .. } = self.buckets[index];
+        let Bucket {
+            len,
+            tail,
+            earliest,
+            ..
+        } = self.buckets[index];
         let slot = len % BLOCK;
         let block = if slot == 0 {
             let block = self.new_block(event);
@@ -251,7 +272,9 @@ impl<T: Copy> EventQueue<T> {
             tail
         };
         self.slots[block as usize * BLOCK + slot] = event;
-        self.buckets[index].len = len + 1;
+        let bucket = &mut self.buckets[index];
+        bucket.len = len + 1;
+        bucket.earliest = earliest.min(event.time.0);
     }
 
     /// A block from the free stack, or a new one (its slots filled with copies of `filler`).
@@ -415,15 +438,12 @@ impl<T: Copy> EventQueue<T> {
     }
 
     /// Takes a large `bucket`: its earliest time becomes the base, its events at that time
-    /// form the run and the rest are re-filed at lower levels. Each block is freed as soon as
-    /// it is read, so the re-filing reuses it at once.
+    /// form the run and the rest are re-filed at lower levels, in one pass over its events
+    /// (the bucket kept its earliest time as it was filled: a bucket of millions of events,
+    /// larger than the core's cache, is then read once instead of twice). Each block is freed
+    /// as soon as it is read, so the re-filing reuses it at once.
     fn refile(&mut self, bucket: Bucket) {
-        let mut minimum = u64::MAX;
-        self.for_each_block(bucket, |slots| {
-            for event in slots {
-                minimum = minimum.min(event.time.0);
-            }
-        });
+        let minimum = bucket.earliest;
         self.base = minimum;
         let mut block = bucket.head as usize;
         let mut left = bucket.len;
@@ -445,18 +465,6 @@ impl<T: Copy> EventQueue<T> {
                 return;
             }
             block = next;
-        }
-    }
-
-    /// Calls `f` with the filled slots of each block of `bucket`, in order.
-    fn for_each_block(&self, bucket: Bucket, mut f: impl FnMut(&[Event<T>])) {
-        let mut block = bucket.head as usize;
-        let mut left = bucket.len;
-        while left > 0 {
-            let filled = left.min(BLOCK);
-            f(&self.slots[block * BLOCK..][..filled]);
-            left -= filled;
-            block = self.next[block] as usize;
         }
     }
 
