@@ -40,14 +40,15 @@ pub struct ControlArgs {
 
     /// A retry layer above the run's own policy (which stays the innermost), repeatable,
     /// outermost first: space-separated key=value pairs of preset, strategy, retries, base,
-    /// cap, multiplier, retry_probability, jitter_order, budget, breaker, e.g. --layer
-    /// "strategy=naive retries=3". Its attempt is a whole call of the layer below.
+    /// cap, multiplier, retry_probability, jitter_order, timeout, budget, breaker, throttle,
+    /// e.g. --layer "strategy=naive retries=3 timeout=5s". Its attempt is a whole call of the
+    /// layer below; its timeout abandons that whole call (every layer's pending retry with
+    /// it) and counts as a failed attempt.
     #[arg(long, value_name = "SPEC", value_parser = parse_text::<LayerFile>)]
     pub layer: Vec<LayerFile>,
 
     /// The whole stack of retry layers in one value, outermost first, separated by `;`, the
-    /// last the innermost (the run's own policy, whose attempts reach the server; it may take
-    /// timeout and throttle too), e.g. --layers "retries=3 ; retries=3 ; retries=2" (4 x 4 x 3
+    /// last the innermost (the run's own policy, whose attempts reach the server), e.g. --layers "retries=3 ; retries=3 ; retries=2" (4 x 4 x 3
     /// attempts a call). The same as --layer for each but the last and the last's keys as the
     /// run's flags, so it is refused beside --layer and the run's policy flags.
     #[arg(

@@ -10,13 +10,12 @@ use serde::{Deserialize, Serialize};
 
 use super::{invalid, ConfigError, ScenarioFile, ServerModel, StrategyList};
 use crate::engine::calls::{Layer, Layers};
-use crate::policy::control::Throttle;
 use crate::policy::Policy;
 use crate::time::SimDuration;
 
 /// The keys a layer takes: a run's policy keys.
 pub const LAYER_KEYS: &str =
-    "preset, strategy, retries, base, cap, multiplier, retry_probability, jitter_order, budget, breaker";
+    "preset, strategy, retries, base, cap, multiplier, retry_probability, jitter_order, timeout, budget, breaker, throttle";
 
 /// One layer above the run's own policy, as written.
 #[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize)]
@@ -42,9 +41,10 @@ pub struct LayerFile {
     pub budget: Option<String>,
     /// Circuit breaker, as `--breaker` takes it.
     pub breaker: Option<String>,
-    /// Read only to be refused: an outer layer's attempt ends when its inner call does.
+    /// Its own timeout: the whole call below it is abandoned when it has not ended this
+    /// long after the layer's attempt started.
     pub timeout: Option<SimDuration>,
-    /// Read only to be refused: outer layers take no throttle.
+    /// Throttle, as `--throttle` takes it: gates each of the layer's attempts.
     pub throttle: Option<String>,
 }
 
@@ -168,8 +168,9 @@ impl LayerFile {
         *self == LayerFile::default()
     }
 
-    /// The layer as one around the run's own policy, validated: it needs a policy key, one
-    /// strategy, no timeout and no throttle. Its own refusals name `--layer` without a place.
+    /// The layer as one around the run's own policy, validated: it needs a policy key and one
+    /// strategy, its timeout and throttle as a run's own. Its own refusals name `--layer`
+    /// without a place.
     fn outer_layer(&self) -> Result<Layer, ConfigError> {
         let refuse = |value: String, accepted: &str| Err(invalid("--layer", value, accepted));
         if self.is_empty() {
@@ -178,25 +179,7 @@ impl LayerFile {
                 &format!("accepted: a layer with at least one of {LAYER_KEYS}"),
             );
         }
-        if let Some(t) = self.timeout {
-            return refuse(
-                format!("timeout {t}"),
-                "accepted: a timeout on the run's own policy (--timeout), the innermost layer; an outer layer's attempt ends when the call below it does",
-            );
-        }
-        if let Some(t) = &self.throttle {
-            return refuse(
-                format!("throttle {t}"),
-                "accepted: a throttle on the run's own policy (--throttle), the innermost layer; outer layers take a budget or a breaker",
-            );
-        }
         let scenario = self.as_scenario().validate_without_budget_on(Some(1))?;
-        if scenario.controls.throttle != Throttle::None {
-            return refuse(
-                format!("preset {}", self.preset.as_deref().unwrap_or("")),
-                "accepted: a preset without a throttle (outer layers take a budget or a breaker)",
-            );
-        }
         let [strategy] = scenario.strategies[..] else {
             return refuse(
                 "strategy (several)".into(),
@@ -211,6 +194,7 @@ impl LayerFile {
                 retry_chance: scenario.retry_chance,
             },
             controls: scenario.controls,
+            timeout: scenario.overload.timeout,
         })
     }
 
@@ -227,6 +211,8 @@ impl LayerFile {
             jitter_order: self.jitter_order.clone(),
             budget: self.budget.clone(),
             breaker: self.breaker.clone(),
+            throttle: self.throttle.clone(),
+            timeout: self.timeout,
             clients: Some(1),
             ..ScenarioFile::default()
         }
@@ -257,7 +243,7 @@ fn about_layer(index: usize, count: usize, error: ConfigError) -> ConfigError {
 
 impl ScenarioFile {
     /// The layers above the run's policy, validated: each needs a policy key, one strategy,
-    /// no timeout and no throttle; not with `occ` or browser tabs.
+    /// their timeouts and throttles as a run's own; not with `occ` or browser tabs.
     pub(crate) fn layers(&self, server: &ServerModel) -> Result<Layers, ConfigError> {
         let Some(files) = self.layer.as_deref().filter(|l| !l.is_empty()) else {
             return Ok(Layers::default());

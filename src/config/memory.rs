@@ -544,7 +544,8 @@ impl Scenario {
     /// each of its attempts a wait (the cap, and what browser tabs add to it), two network
     /// trips and either the timeout or the server's backlog (its wait for a worker and its
     /// service, [`Scenario::service_bounds`]), then the backlog again (abandoned work is
-    /// still done).
+    /// still done), and the longest outer layer's timeout (one may be pending that long
+    /// after its call ended).
     fn call_loop_horizon(&self) -> Sat {
         let o = &self.overload;
         let start = match &o.arrivals {
@@ -573,7 +574,9 @@ impl Scenario {
             .map(|l| l.policy.backoff.cap)
             .fold(self.backoff.cap, SimDuration::max);
         let per_try = nanos(cap) + self.beyond_cap() + trip + answer + self.tab_delay();
-        start.max(outage) + tries * per_try + backlog
+        // An outer layer's stale timeout can be due that long after the call ended.
+        let stale = nanos(o.layers.longest_timeout());
+        start.max(outage) + tries * per_try + backlog + stale
     }
 
     /// Rows a call-loop run's series can hold at most: one a window of the horizon (0 on the
@@ -620,7 +623,8 @@ impl Scenario {
     /// The longest one call can last from its start: for each attempt of every retry layer
     /// ([`Scenario::tries_per_call`]) a wait (the longest layer's cap, and what browser tabs
     /// add to it), two network trips and either the timeout or the server's backlog
-    /// ([`Scenario::call_loop_horizon`] without the last start).
+    /// ([`Scenario::call_loop_horizon`] without the last start), and the longest outer
+    /// layer's timeout, pending that long after the call ended.
     fn longest_call(&self) -> Sat {
         let tries = Sat(self.tries_per_call());
         let cap = self
@@ -636,6 +640,7 @@ impl Scenario {
             .timeout
             .map_or(backlog, |t| nanos(t).min(backlog));
         tries * (nanos(cap) + self.beyond_cap() + self.trip() + answer + self.tab_delay())
+            + nanos(self.overload.layers.longest_timeout())
     }
 
     /// A request's two network trips (or the round trip of `--latency`), at their longest.
@@ -701,16 +706,20 @@ impl Scenario {
     }
 
     /// Bytes a call slot is counted at: the slot (48 B), up to three pending events (its
-    /// start, its arrival or completion, its timeout: 48 B each) and a tab's reading, each
-    /// three times over (a vector grown by doubling holds its old and new buffers at once;
-    /// the event queue's blocks are part filled).
+    /// start, its arrival or completion, its timeout: 48 B each), a tab's reading and, with
+    /// outer layers' timeouts, one event for each attempt of theirs a call can make (each
+    /// stays queued until due, its attempt over or not), each three times over (a vector
+    /// grown by doubling holds its old and new buffers at once; the event queue's blocks are
+    /// part filled).
     fn call_slot_bytes(&self) -> u128 {
         let tab = if self.browser.is_active() {
             tab_bytes()
         } else {
             0
         };
-        3 * 48 + 3 * 3 * 48 + 3 * tab
+        // Outer layers' timeouts, one an attempt of theirs, each pending until due.
+        let timeouts = self.overload.layers.timeouts_per_call();
+        (3 * 48 + 3 * 3 * 48 + 3 * tab).saturating_add(timeouts.saturating_mul(3 * 48))
     }
 
     /// Bytes of a call-loop run's servers: a pool's, each a server's state (its queue

@@ -120,6 +120,7 @@ mod tests {
                     [Outcome::Served, Outcome::Refused, Outcome::TimedOut][(i % 3) as usize]
                 },
                 next: match i % 4 {
+                    _ if layered && i % 11 == 0 => Next::Abandoned,
                     0 => Next::Done,
                     1 => Next::Retry(SimDuration::from_nanos(u64::from(i) * 1_001)),
                     2 => Next::GaveUp,
@@ -183,6 +184,7 @@ mod tests {
                 }
                 if layered {
                     assert!(text.contains("failed"), "{format:?}");
+                    assert!(text.contains("abandoned"), "{format:?}");
                 }
             }
         }

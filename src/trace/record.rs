@@ -48,6 +48,8 @@ pub enum Next {
     Denied,
     /// Its tab was hidden and pauses: the wait is drawn once it is visible again.
     Paused,
+    /// An outer layer's timeout abandoned the call this attempt belonged to (retry layers).
+    Abandoned,
 }
 
 impl Next {
@@ -59,6 +61,7 @@ impl Next {
             Next::GaveUp => "gave_up",
             Next::Denied => "denied",
             Next::Paused => "paused",
+            Next::Abandoned => "abandoned",
         }
     }
 }

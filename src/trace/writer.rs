@@ -648,7 +648,7 @@ struct Layout {
     absent: Piece,
     /// From the end of `ended` to the start of `wait`'s value: the outcome and what followed
     /// with their keys, by [`Outcome`] and [`next_index`].
-    outcome_next: [[Piece<{ 2 * PIECE }>; 5]; 4],
+    outcome_next: [[Piece<{ 2 * PIECE }>; 6]; 4],
     /// From the end of `wait`'s value (`[0]`) or of `next`'s, the wait absent (`[1]`), to the
     /// line's end: the tab's state absent, visible or hidden (`[_][0..3]`).
     tail: [[Piece; 3]; 2],
@@ -685,12 +685,13 @@ impl Layout {
             Outcome::TimedOut,
             Outcome::Failed,
         ];
-        const NEXTS: [Next; 5] = [
+        const NEXTS: [Next; 6] = [
             Next::Done,
             Next::Retry(SimDuration::ZERO),
             Next::GaveUp,
             Next::Denied,
             Next::Paused,
+            Next::Abandoned,
         ];
         let outcome_next = std::array::from_fn(|o| {
             std::array::from_fn(|n| {
@@ -745,6 +746,7 @@ fn next_index(next: Next) -> usize {
         Next::GaveUp => 2,
         Next::Denied => 3,
         Next::Paused => 4,
+        Next::Abandoned => 5,
     }
 }
 

@@ -657,13 +657,10 @@ fn a_stack_with_an_empty_or_misplaced_layer_or_beside_the_flags_it_sets_is_refus
             "layer 1 of 1 (the innermost) is empty",
         ),
         (
-            &["--layers", "timeout=1s ; retries=2"][..],
-            "layer 1 of 2 (outermost first): timeout 1s",
+            &["--layers", "timeout=0s ; retries=2"][..],
+            "layer 1 of 2 (outermost first): --timeout 0s",
         ),
-        (
-            &["--layers", "throttle=sre ; retries=2"][..],
-            "throttle sre",
-        ),
+        (&["--layers", "throttle=bogus ; retries=2"][..], "bogus"),
         (
             &["--layers", "strategy=naive,fixed ; retries=2"][..],
             "one strategy",
@@ -729,8 +726,9 @@ fn a_shared_budget_saves_more_at_the_inner_layer_than_at_the_outer() {
 fn layers_without_a_policy_or_that_cannot_compose_are_refused_in_one_line() {
     for (args, wanted) in [
         (&["--layer", ""][..], "no policy"),
-        (&["--layer", "timeout=1s"][..], "innermost"),
-        (&["--layer", "throttle=sre"][..], "throttle"),
+        // An outer layer's timeout and throttle are refused as a run's own would be.
+        (&["--layer", "timeout=0s"][..], "--timeout 0s"),
+        (&["--layer", "throttle=bogus"][..], "bogus"),
         (&["--layer", "strategy=naive,fixed"][..], "one strategy"),
         (&["--layer", "retries=1 cap=1ms"][..], "--cap"),
         (&["--server", "occ", "--layer", "retries=1"][..], "occ"),

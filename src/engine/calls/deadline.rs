@@ -72,6 +72,11 @@ impl<O: Observer> super::Loop<'_, O> {
                 (false, None) => Some(SimTime(u64::MAX)),
                 (true, _) => None,
             };
+            // An outer layer's timeout may abandon the attempt earlier.
+            let deadline = match &self.layered {
+                Some(run) => deadline.map(|d| d.min(run.deadline(job.call))),
+                None => deadline,
+            };
             if let Some(spent) = deadlines.drops(now, service, deadline) {
                 self.push(
                     now + spent,

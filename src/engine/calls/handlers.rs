@@ -146,7 +146,14 @@ impl<O: Observer> Loop<'_, O> {
                 // No token yet (aws-adaptive): botocore sleeps before sending; the attempt
                 // asks again when the token is due.
                 Gate::Wait(wait) => {
-                    self.push(now + wait, Ev::Wake { call: slot });
+                    let attempt = self.calls[slot as usize].attempt;
+                    self.push(
+                        now + wait,
+                        Ev::Wake {
+                            call: slot,
+                            attempt,
+                        },
+                    );
                     return;
                 }
             }
@@ -518,7 +525,7 @@ impl<O: Observer> Loop<'_, O> {
     /// Tells the observer that the attempt `seen` ended at `now` with `outcome`, followed by
     /// `next`.
     #[inline(always)]
-    fn observe(&mut self, now: SimTime, seen: Option<Seen>, outcome: Ended, next: Next) {
+    pub(super) fn observe(&mut self, now: SimTime, seen: Option<Seen>, outcome: Ended, next: Next) {
         let Some(seen) = seen else { return };
         let hidden = self.tabs.as_ref().map(|t| {
             let mut tab = t.tabs[seen.process as usize];
@@ -553,7 +560,7 @@ impl<O: Observer> Loop<'_, O> {
 
     /// Tells the process's control that the call in `slot` ended.
     #[inline]
-    fn control_call_end(&mut self, now: SimTime, slot: u32, end: CallEnd) {
+    pub(super) fn control_call_end(&mut self, now: SimTime, slot: u32, end: CallEnd) {
         let call = &mut self.calls[slot as usize];
         if self.controls.is_active() {
             self.controls
@@ -619,6 +626,17 @@ impl<O: Observer> Loop<'_, O> {
         if call.attempt != attempt || !call.outstanding {
             return;
         }
+        let seen = self.abandon_attempt(now, slot);
+        let next = self.retry_or_fail(now, slot, &Hints::default(), Outcome::Timeout);
+        self.observe(now, seen, Ended::TimedOut, next);
+    }
+
+    /// The attempt outstanding in `slot` is given up at `now`, by its timeout or an outer
+    /// layer's: its late answer will be ignored, its place in a cancelling server's queue
+    /// freed; counted timed out, its control told. Returns what the trace records of it.
+    #[inline(always)]
+    pub(super) fn abandon_attempt(&mut self, now: SimTime, slot: u32) -> Option<Seen> {
+        let call = &mut self.calls[slot as usize];
         call.outstanding = false;
         let server = call.server;
         if call.phase == Phase::Waiting {
@@ -638,8 +656,7 @@ impl<O: Observer> Loop<'_, O> {
         self.series.counts().timed_out += 1;
         let seen = self.seen(slot);
         self.control_attempt(now, slot, Outcome::Timeout);
-        let next = self.retry_or_fail(now, slot, &Hints::default(), Outcome::Timeout);
-        self.observe(now, seen, Ended::TimedOut, next);
+        seen
     }
 
     /// The strategy decides; a retry it wants goes only if the process's control allows it
@@ -685,7 +702,14 @@ impl<O: Observer> Loop<'_, O> {
             if allowed {
                 call.retries_made = retry;
                 call.previous = delay;
-                self.push(now + delay, Ev::Send { call: slot });
+                let attempt = call.attempt;
+                self.push(
+                    now + delay,
+                    Ev::Send {
+                        call: slot,
+                        attempt,
+                    },
+                );
                 return Next::Retry(delay);
             }
             self.totals.retries_denied += 1;

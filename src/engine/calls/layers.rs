@@ -1,12 +1,24 @@
 //! Layered retries ([`Layers`], `[[layer]]`, `--layer SPEC`): an app retrying around an SDK
 //! retrying around a mesh. The run's own policy (`--strategy`, `--retries`, `--timeout`,
 //! `--budget`, ...) is the innermost layer, the one whose attempts reach the server; the
-//! layers above it are listed outermost first, each with its own strategy, retries, backoff
-//! and budget or breaker. An outer layer's attempt is a whole call of the layer below it:
-//! when that call fails (its retries spent, a retry denied, or rejected locally by its
-//! breaker), the outer layer's strategy and control decide, and a retry starts a fresh call
-//! of the layer below after the outer layer's wait (every layer below starts from its first
-//! attempt, its controls told of a new call). A success ends every layer's call at once.
+//! layers above it are listed outermost first, each with its own strategy, retries, backoff,
+//! timeout and budget, breaker or throttle. An outer layer's attempt is a whole call of the
+//! layer below it: when that call fails (its retries spent, a retry denied, or rejected
+//! locally by its breaker or throttle), the outer layer's strategy and control decide, and a
+//! retry starts a fresh call of the layer below after the outer layer's wait (every layer
+//! below starts from its first attempt, its controls told of a new call). A success ends
+//! every layer's call at once.
+//!
+//! **An outer layer's timeout** bounds its attempt: when the call below it has not ended
+//! `timeout` after it started, that call is abandoned whole. Every layer below it stops
+//! where it is: the attempt at the server, if one is outstanding, is counted timed out (its
+//! late answer ignored, its work still done, as for the run's own timeout), a pending retry
+//! of any layer below is never made, and their controls are told their calls failed. The
+//! outer layer then retries after its wait, or gives up, as when the call below fails. With
+//! deadline propagation an attempt's deadline is the earliest of its own timeout's and every
+//! outer layer's. **An outer layer's throttle** gates each of its attempts as the run's own
+//! gates each request: one it rejects fails that layer's call without the attempt (counted
+//! rejected locally), one it delays starts when its token comes.
 //!
 //! So against a server that refuses everything, a call of layers with `r1, r2, ..., rn`
 //! retries makes `(1 + r1)(1 + r2)...(1 + rn)` attempts at the server. Each layer reports its
@@ -16,11 +28,17 @@
 //!
 //! One call slot carries the whole stack: the innermost layer's state is the slot's own
 //! (`Call`), each outer layer's is a [`LayerState`] beside it. The one call loop runs it:
-//! the hook is where the innermost call ends failed ([`Loop::outer_retry`]) and one event
-//! ([`super::Ev::Restart`]) that starts the layers below a retrying one. Outer layers make no
-//! random draw but their strategy's, from the process's stream, so a run without layers is
-//! unchanged. Outer layers take no timeout of their own and no throttle (refused when
-//! validated), and a layered run has no browser tabs.
+//! the hook is where the innermost call ends failed ([`Loop::outer_retry`]), one event
+//! ([`super::Ev::Restart`]) that starts an outer layer's attempt (a retry, or one its throttle
+//! delayed) and the layers below it, and one ([`super::Ev::LayerTimeout`]) for an outer
+//! layer's timeout. Nothing is removed from the queue: an outer layer's restart and timeout
+//! carry its state's sequence number, which moves on whenever its attempt starts or ends or
+//! its call is abandoned, and are dropped when it has; an abandoned innermost call's attempt
+//! number moves on, so its pending retry, token wait, answer and timeout are stale. Outer
+//! layers make no random draw but their strategy's and their throttle's, from the process's
+//! stream, so a run without layers is unchanged. A layered run has no browser tabs.
+
+use rand::RngCore;
 
 use crate::policy::control::{CallEnd, Controls, Gate, Outcome, RunControls};
 use crate::policy::{Decision, Hints, Policy};
@@ -34,8 +52,11 @@ use super::{Ev, Loop};
 pub struct Layer {
     /// Its strategy, backoff, retries and retry probability.
     pub policy: Policy,
-    /// Its budget and breaker (no throttle), per process or shared as the run's are.
+    /// Its budget, breaker and throttle, per process or shared as the run's are.
     pub controls: Controls,
+    /// Its own timeout: its attempt, the whole call of the layer below, is abandoned when it
+    /// has not ended this long after it started; `None` for none.
+    pub timeout: Option<SimDuration>,
 }
 
 /// The layers above the run's own policy, outermost first; empty by default (one layer, the
@@ -54,7 +75,7 @@ impl Layers {
     }
 
     /// The layers as `--layer` takes them, outermost first: `2 retry layers around the
-    /// policy below, outermost first: [strategy=naive retries=2] [strategy=full-jitter
+    /// policy below, outermost first: [strategy=naive retries=2 timeout=5s] [strategy=full-jitter
     /// retries=3 base=1s cap=30s budget=token-bucket]`; `None` without layers.
     pub fn describe(&self) -> Option<String> {
         if !self.is_active() {
@@ -69,11 +90,17 @@ impl Layers {
                 if p.strategy != crate::policy::Strategy::Naive {
                     text.push_str(&format!(" base={} cap={}", p.backoff.base, p.backoff.cap));
                 }
+                if let Some(t) = l.timeout {
+                    text.push_str(&format!(" timeout={t}"));
+                }
                 if l.controls.budget != crate::policy::control::Budget::None {
                     text.push_str(&format!(" budget={}", l.controls.budget.name()));
                 }
                 if l.controls.breaker != crate::policy::control::Breaker::None {
                     text.push_str(&format!(" breaker={}", l.controls.breaker.name()));
+                }
+                if l.controls.throttle != crate::policy::control::Throttle::None {
+                    text.push_str(&format!(" throttle={}", l.controls.throttle.name()));
                 }
                 text.push(']');
                 text
@@ -109,6 +136,30 @@ impl Layers {
                 product.saturating_mul(u128::from(layer.policy.max_retries) + 1)
             })
     }
+
+    /// Outer layers' timeouts one call can leave in the queue at most: each attempt of a
+    /// layer with a timeout schedules one, pending until it is due even when the attempt
+    /// ended before (saturating).
+    pub fn timeouts_per_call(&self) -> u128 {
+        let mut product = 1u128;
+        let mut sum = 0u128;
+        for layer in &self.outer {
+            product = product.saturating_mul(u128::from(layer.policy.max_retries) + 1);
+            if layer.timeout.is_some() {
+                sum = sum.saturating_add(product);
+            }
+        }
+        sum
+    }
+
+    /// The longest outer layer's timeout (zero without one): how long after a call ends one
+    /// of its stale timeouts can still be due.
+    pub fn longest_timeout(&self) -> SimDuration {
+        self.outer
+            .iter()
+            .filter_map(|l| l.timeout)
+            .fold(SimDuration::ZERO, SimDuration::max)
+    }
 }
 
 /// What one outer layer's call keeps, beside its slot.
@@ -120,6 +171,13 @@ struct LayerState {
     trial: bool,
     /// When its current attempt (a call of the layer below) started.
     sent: SimTime,
+    /// Moves on whenever its attempt starts or ends, or its call is abandoned: its timeout
+    /// and its restart carry it and are stale once it has moved on. Kept across the calls of
+    /// the slot.
+    seq: u32,
+    /// The earliest instant its current attempt or an outer layer's is abandoned at (the
+    /// end of time without timeouts).
+    deadline: SimTime,
 }
 
 /// A layered run's state: the outer layers' controls and each slot's outer states.
@@ -128,6 +186,9 @@ pub(super) struct LayerRun {
     controls: Vec<RunControls>,
     /// `slot × layers + layer`.
     states: Vec<LayerState>,
+    /// Each slot's innermost live layer: the layers above it are in an attempt, it is in an
+    /// attempt (the innermost) or waiting for one (its retry's wait, or its throttle's token).
+    deepest: Vec<u32>,
     /// Calls started at each layer, outermost first, the innermost last.
     started: Vec<u64>,
 }
@@ -142,6 +203,7 @@ impl LayerRun {
                 .map(|l| RunControls::new(&l.controls, clients))
                 .collect(),
             states: Vec::new(),
+            deepest: Vec::new(),
             started: vec![0; layers.outer.len() + 1],
         })
     }
@@ -155,6 +217,33 @@ impl LayerRun {
                 attempts: self.started.get(i + 1).copied().unwrap_or(sent),
             })
             .collect()
+    }
+
+    /// Room for `slot`'s states.
+    fn hold(&mut self, slot: u32, now: SimTime) {
+        let n = self.layers.len();
+        let need = (slot as usize + 1) * n;
+        if self.states.len() < need {
+            self.states.resize(
+                need,
+                LayerState {
+                    retries_made: 0,
+                    previous: SimDuration::ZERO,
+                    held: 0,
+                    trial: false,
+                    sent: now,
+                    seq: 0,
+                    deadline: SimTime(u64::MAX),
+                },
+            );
+            self.deepest.resize(slot as usize + 1, 0);
+        }
+    }
+
+    /// The earliest outer deadline of the attempt at the server in `slot`.
+    pub(super) fn deadline(&self, slot: u32) -> SimTime {
+        let n = self.layers.len();
+        self.states[slot as usize * n + n - 1].deadline
     }
 }
 
@@ -170,34 +259,26 @@ pub struct LayerCount {
 impl<O: Observer> Loop<'_, O> {
     /// A whole call starts in `slot`: every outer layer's call starts, outermost first.
     /// False when one of their controls rejects it (the call then goes on as that layer's
-    /// failed call: [`Self::outer_retry`] has been asked).
+    /// failed call: [`Self::outer_retry`] has been asked) or its throttle delays it.
+    #[inline(never)]
     pub(super) fn layers_start(&mut self, now: SimTime, slot: u32) -> bool {
         self.start_layers_from(now, slot, 0)
     }
 
-    /// Starts the calls of outer layers `from..` in `slot`; true when all started (the
-    /// innermost's call is then to start), false when one was rejected and its failure
-    /// handled.
+    /// Starts the calls of outer layers `from..` in `slot`, each with its first attempt;
+    /// true when all started (the innermost's call is then to start), false when one was
+    /// rejected and its failure handled, or its throttle delayed its attempt.
     fn start_layers_from(&mut self, now: SimTime, slot: u32, from: usize) -> bool {
         let process = self.calls[slot as usize].process;
         let Some(run) = &mut self.layered else {
             return true;
         };
+        run.hold(slot, now);
         let n = run.layers.len();
-        let need = (slot as usize + 1) * n;
-        if run.states.len() < need {
-            run.states.resize(
-                need,
-                LayerState {
-                    retries_made: 0,
-                    previous: SimDuration::ZERO,
-                    held: 0,
-                    trial: false,
-                    sent: now,
-                },
-            );
-        }
         for i in from..n {
+            let Some(run) = &mut self.layered else {
+                return true;
+            };
             run.started[i] += 1;
             let state = &mut run.states[slot as usize * n + i];
             *state = LayerState {
@@ -205,38 +286,117 @@ impl<O: Observer> Loop<'_, O> {
                 previous: run.layers[i].policy.backoff.base,
                 held: 0,
                 trial: false,
-                sent: now,
+                ..*state
             };
             let controls = &mut run.controls[i];
-            let go = !controls.is_active()
-                || (controls.call_started(process, now, &mut state.trial)
-                    && controls.send(process, now, || 0.0) == Gate::Go);
-            if !go {
-                // Rejected locally at layer i: that layer's call fails without an attempt.
-                self.totals.calls_rejected_locally += 1;
-                self.series.counts().rejected_locally += 1;
-                self.end_layer(now, slot, i, CallEnd::Rejected);
-                if !self.retry_above(now, slot, i, Outcome::Error) {
-                    self.end_whole_failed(now, slot);
-                }
+            if controls.is_active() && !controls.call_started(process, now, &mut state.trial) {
+                self.reject_layer(now, slot, i);
+                return false;
+            }
+            if !self.layer_attempt(now, slot, i) {
                 return false;
             }
         }
-        run_started_innermost(&mut self.layered);
+        if let Some(run) = &mut self.layered {
+            *run.started.last_mut().expect("the innermost layer") += 1;
+            run.deepest[slot as usize] = n as u32;
+        }
         true
+    }
+
+    /// Layer `i`'s attempt in `slot` is due: its throttle, if any, lets it go (it starts:
+    /// true), rejects it (its call fails) or delays it (an [`Ev::Restart`] when its token
+    /// comes).
+    fn layer_attempt(&mut self, now: SimTime, slot: u32, i: usize) -> bool {
+        let process = self.calls[slot as usize].process;
+        let Some(run) = &mut self.layered else {
+            return true;
+        };
+        let n = run.layers.len();
+        let k = slot as usize * n + i;
+        let controls = &mut run.controls[i];
+        let gate = if controls.is_active() {
+            let rng = &mut self.rngs[process as usize];
+            // The throttle's draw, when it may reject: 53 bits, uniform in [0, 1).
+            controls.send(process, now, || crate::rng::unit_interval(rng.next_u64()))
+        } else {
+            Gate::Go
+        };
+        match gate {
+            Gate::Go => {}
+            Gate::Wait(wait) => {
+                let seq = run.states[k].seq;
+                run.deepest[slot as usize] = i as u32;
+                self.push(
+                    now + wait,
+                    Ev::Restart {
+                        call: slot,
+                        layer: i as u32,
+                        seq,
+                    },
+                );
+                return false;
+            }
+            Gate::Reject => {
+                self.reject_layer(now, slot, i);
+                return false;
+            }
+        }
+        let outer = if i == 0 {
+            SimTime(u64::MAX)
+        } else {
+            run.states[k - 1].deadline
+        };
+        let timeout = run.layers[i].timeout;
+        let state = &mut run.states[k];
+        state.seq = state.seq.wrapping_add(1);
+        state.sent = now;
+        state.deadline = timeout.map_or(outer, |t| outer.min(now + t));
+        if let Some(t) = timeout {
+            let seq = state.seq;
+            self.push(
+                now + t,
+                Ev::LayerTimeout {
+                    call: slot,
+                    layer: i as u32,
+                    seq,
+                },
+            );
+        }
+        true
+    }
+
+    /// Layer `i`'s call in `slot` is rejected locally (its breaker when it starts, its
+    /// throttle at an attempt): it fails without that attempt, and the layers above decide.
+    fn reject_layer(&mut self, now: SimTime, slot: u32, i: usize) {
+        self.totals.calls_rejected_locally += 1;
+        self.series.counts().rejected_locally += 1;
+        self.end_layer(now, slot, i, CallEnd::Rejected);
+        if !self.retry_above(now, slot, i, Outcome::Error, Ended::Failed) {
+            self.end_whole_failed(now, slot);
+        }
     }
 
     /// The innermost layer's call in `slot` failed on `outcome`: true when an outer layer
     /// retries (the slot then waits for its [`Ev::Restart`]), false when every layer gave up
     /// (the whole call fails).
+    #[inline(never)]
     pub(super) fn outer_retry(&mut self, now: SimTime, slot: u32, outcome: Outcome) -> bool {
         let n = self.layered.as_ref().map_or(0, |r| r.layers.len());
-        self.retry_above(now, slot, n, outcome)
+        self.retry_above(now, slot, n, outcome, Ended::Failed)
     }
 
     /// Layer `failed`'s call in `slot` ended failed on `outcome`: the layers above it decide,
-    /// innermost first. True when one retries.
-    fn retry_above(&mut self, now: SimTime, slot: u32, failed: usize, outcome: Outcome) -> bool {
+    /// innermost first, the first's attempt ending as `first` says (`failed`, or `timed_out`
+    /// by its own timeout), the others' `failed`. True when one retries.
+    fn retry_above(
+        &mut self,
+        now: SimTime,
+        slot: u32,
+        failed: usize,
+        outcome: Outcome,
+        first: Ended,
+    ) -> bool {
         let process = self.calls[slot as usize].process;
         for j in (0..failed).rev() {
             let Some(run) = &mut self.layered else {
@@ -245,12 +405,19 @@ impl<O: Observer> Loop<'_, O> {
             let n = run.layers.len();
             let policy = run.layers[j].policy;
             let state = &mut run.states[slot as usize * n + j];
+            // Its attempt ended: its timeout is stale.
+            state.seq = state.seq.wrapping_add(1);
             let controls = &mut run.controls[j];
             if controls.is_active() {
                 controls.attempt_ended(process, now, outcome, &mut state.held);
             }
             let rng = &mut self.rngs[process as usize];
             let seen = (state.retries_made, state.sent);
+            let ended = if j + 1 == failed {
+                first
+            } else {
+                Ended::Failed
+            };
             let mut next = Next::GaveUp;
             if let Decision::Retry { retry, delay } =
                 policy.decide(state.retries_made, state.previous, &Hints::default(), rng)
@@ -260,24 +427,77 @@ impl<O: Observer> Loop<'_, O> {
                 {
                     state.retries_made = retry;
                     state.previous = delay;
+                    let seq = state.seq;
+                    run.deepest[slot as usize] = j as u32;
                     self.push(
                         now + delay,
                         Ev::Restart {
                             call: slot,
-                            layer: j as u32 + 1,
+                            layer: j as u32,
+                            seq,
                         },
                     );
-                    self.observe_layer(now, slot, j, seen, Ended::Failed, Next::Retry(delay));
+                    self.observe_layer(now, slot, j, seen, ended, Next::Retry(delay));
                     return true;
                 }
                 self.totals.retries_denied += 1;
                 self.series.counts().retries_denied += 1;
                 next = Next::Denied;
             }
-            self.observe_layer(now, slot, j, seen, Ended::Failed, next);
+            self.observe_layer(now, slot, j, seen, ended, next);
             self.end_layer(now, slot, j, CallEnd::Failed);
         }
         false
+    }
+
+    /// Outer layer `layer`'s timeout in `slot`, set when its attempt numbered `seq` started,
+    /// is due: unless that attempt has ended, the call below it is abandoned whole (every
+    /// layer below stops where it is, innermost first: the attempt at the server, if one is
+    /// outstanding, timed out; every pending retry or token wait stale; their controls told
+    /// their calls failed), and the layer decides as when that call fails.
+    #[inline(never)]
+    pub(super) fn layer_timeout(&mut self, now: SimTime, slot: u32, layer: u32, seq: u32) {
+        let Some(run) = &self.layered else {
+            return;
+        };
+        let n = run.layers.len();
+        let k = layer as usize;
+        if run.states[slot as usize * n + k].seq != seq {
+            return;
+        }
+        let deepest = run.deepest[slot as usize] as usize;
+        if deepest == n {
+            if self.calls[slot as usize].outstanding {
+                let seen = self.abandon_attempt(now, slot);
+                self.observe(now, seen, Ended::TimedOut, Next::Abandoned);
+            }
+            self.control_call_end(now, slot, CallEnd::Failed);
+            // Its retry's wait, its token's, its answer and its timeout are stale.
+            let call = &mut self.calls[slot as usize];
+            call.attempt = call.attempt.wrapping_add(1);
+        }
+        for m in (k + 1..=deepest.min(n - 1)).rev() {
+            let process = self.calls[slot as usize].process;
+            let Some(run) = &mut self.layered else {
+                return;
+            };
+            let state = &mut run.states[slot as usize * n + m];
+            // Its timeout or its restart is stale.
+            state.seq = state.seq.wrapping_add(1);
+            let seen = (state.retries_made, state.sent);
+            if m < deepest {
+                // In an attempt, not waiting for one.
+                let controls = &mut run.controls[m];
+                if controls.is_active() {
+                    controls.attempt_ended(process, now, Outcome::Timeout, &mut state.held);
+                }
+                self.observe_layer(now, slot, m, seen, Ended::TimedOut, Next::Abandoned);
+            }
+            self.end_layer(now, slot, m, CallEnd::Failed);
+        }
+        if !self.retry_above(now, slot, k + 1, Outcome::Timeout, Ended::TimedOut) {
+            self.end_whole_failed(now, slot);
+        }
     }
 
     /// The innermost layer's place in a trace's `layer` (the outermost is 0), when layered.
@@ -344,6 +564,7 @@ impl<O: Observer> Loop<'_, O> {
 
     /// The whole call in `slot` succeeded: every outer layer's attempt and call succeeded,
     /// innermost first.
+    #[inline(never)]
     pub(super) fn layers_succeeded(&mut self, now: SimTime, slot: u32) {
         let process = self.calls[slot as usize].process;
         let Some(run) = &mut self.layered else {
@@ -352,6 +573,8 @@ impl<O: Observer> Loop<'_, O> {
         let n = run.layers.len();
         for j in (0..n).rev() {
             let state = &mut run.states[slot as usize * n + j];
+            // Its attempt ended: its timeout is stale.
+            state.seq = state.seq.wrapping_add(1);
             let seen = (state.retries_made, state.sent);
             let controls = &mut run.controls[j];
             if O::ON {
@@ -381,15 +604,22 @@ impl<O: Observer> Loop<'_, O> {
         }
     }
 
-    /// An outer layer's retry is due: the calls of every layer from `layer` down start
-    /// afresh, the innermost's last (its first attempt sent, or rejected locally).
-    pub(super) fn restart(&mut self, now: SimTime, slot: u32, layer: u32) {
-        if let Some(run) = &mut self.layered {
-            // Layer `layer - 1`'s retry starts now.
-            let n = run.layers.len();
-            run.states[slot as usize * n + layer as usize - 1].sent = now;
+    /// Outer layer `layer`'s attempt in `slot` is due (its retry, or one its throttle
+    /// delayed), unless its call was abandoned since (`seq` no longer its state's): it starts,
+    /// then the calls of every layer below afresh, the innermost's last (its first attempt
+    /// sent, or rejected locally).
+    #[inline(never)]
+    pub(super) fn restart(&mut self, now: SimTime, slot: u32, layer: u32, seq: u32) {
+        let Some(run) = &self.layered else {
+            return;
+        };
+        let n = run.layers.len();
+        if run.states[slot as usize * n + layer as usize].seq != seq {
+            return;
         }
-        if !self.start_layers_from(now, slot, layer as usize) {
+        if !self.layer_attempt(now, slot, layer as usize)
+            || !self.start_layers_from(now, slot, layer as usize + 1)
+        {
             return;
         }
         let base = self.spec.policy.backoff.base;
@@ -412,12 +642,6 @@ impl<O: Observer> Loop<'_, O> {
     }
 }
 
-fn run_started_innermost(run: &mut Option<LayerRun>) {
-    if let Some(run) = run {
-        *run.started.last_mut().expect("the innermost layer") += 1;
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -431,6 +655,7 @@ mod tests {
                 ..Policy::experiment1(Strategy::Naive)
             },
             controls: Controls::default(),
+            timeout: None,
         };
         let layers = Layers {
             outer: vec![layer(3), layer(2)],

@@ -156,8 +156,11 @@ enum Ev {
     Start {
         process: u32,
     },
+    /// A retry's wait is over; stale when `attempt` (the call's last) is no longer the
+    /// call's, its call abandoned by an outer layer's timeout meanwhile.
     Send {
         call: u32,
+        attempt: u32,
     },
     Arrive(Job),
     Complete {
@@ -184,16 +187,26 @@ enum Ev {
     /// sends it when it comes, hidden or not).
     Wake {
         call: u32,
+        attempt: u32,
     },
     /// A paused call's tab becomes visible (browser tabs).
     Visible {
         call: u32,
     },
-    /// An outer layer's retry: the calls of `layer` and every layer below it start afresh
-    /// (layered retries).
+    /// Outer layer `layer`'s attempt is due (its retry, or one its throttle delayed): it and
+    /// the calls of every layer below it start afresh (layered retries); stale when `seq` is
+    /// no longer the layer's.
     Restart {
         call: u32,
         layer: u32,
+        seq: u32,
+    },
+    /// Outer layer `layer`'s timeout for its attempt `seq`: the call below it is abandoned
+    /// unless that attempt has ended.
+    LayerTimeout {
+        call: u32,
+        layer: u32,
+        seq: u32,
     },
 }
 
@@ -409,8 +422,16 @@ fn run_calls<O: Observer>(spec: &RunSpec, trace: O, known: bool) -> Option<(Tall
         }
         match item {
             Ev::Start { process } => run.start_call(now, process),
-            Ev::Send { call } => run.timer_due(now, call),
-            Ev::Wake { call } => run.send(now, call),
+            Ev::Send { call, attempt } => {
+                if run.calls[call as usize].attempt == attempt {
+                    run.timer_due(now, call);
+                }
+            }
+            Ev::Wake { call, attempt } => {
+                if run.calls[call as usize].attempt == attempt {
+                    run.send(now, call);
+                }
+            }
             Ev::Visible { call } => run.visible(now, call),
             Ev::Arrive(job) => run.arrive(now, job),
             Ev::Complete { job, service } => run.complete(now, job, service),
@@ -421,7 +442,8 @@ fn run_calls<O: Observer>(spec: &RunSpec, trace: O, known: bool) -> Option<(Tall
             } => run.deliver(now, call, attempt, answer),
             Ev::Timeout { call, attempt } => run.timeout(now, call, attempt),
             Ev::Dropped { spent, server } => run.dropped(now, spent, server),
-            Ev::Restart { call, layer } => run.restart(now, call, layer),
+            Ev::Restart { call, layer, seq } => run.restart(now, call, layer, seq),
+            Ev::LayerTimeout { call, layer, seq } => run.layer_timeout(now, call, layer, seq),
         }
         #[cfg(test)]
         if let Some(c) = &run.closed {

@@ -23,7 +23,16 @@ impl<O: Observer> Loop<'_, O> {
         let call = &mut self.calls[slot as usize];
         match t.rules.timer(&mut t.tabs[call.process as usize], now) {
             Timer::Runs(at) if at == now => self.send(now, slot),
-            Timer::Runs(at) => self.push(at, Ev::Wake { call: slot }),
+            Timer::Runs(at) => {
+                let attempt = call.attempt;
+                self.push(
+                    at,
+                    Ev::Wake {
+                        call: slot,
+                        attempt,
+                    },
+                )
+            }
             Timer::Paused => {
                 // The retry is not sent: it is drawn again once visible, already charged.
                 call.retries_made -= 1;
