@@ -149,7 +149,7 @@ fn run_one_observed<O: Observer>(scenario: &Scenario, strategy: Strategy, trace:
             o.recovery_hold,
             o.settle,
         )
-        .with_controls(!scenario.controls.is_none())
+        .with_controls(scenario.has_retry_controls())
     });
     let occ = scenario.server.is_occ();
     let outgrown = std::sync::atomic::AtomicBool::new(tally.outgrown());

@@ -39,8 +39,9 @@ pub struct CallLoopResult {
     /// Calls that ended rejected locally by an open breaker or a throttle, without the
     /// request they were to send.
     pub calls_rejected_locally: u64,
-    /// True when the run had retry controls (`--budget`, `--breaker`, `--throttle`): the
-    /// table then shows the two counts above. Not in the JSON (the counts are always there).
+    /// True when the run or one of its layers had retry controls (`--budget`, `--breaker`,
+    /// `--throttle`): the table then shows the two counts above. Not in the JSON (the counts
+    /// are always there).
     #[serde(skip)]
     pub controlled: bool,
     /// Attempts abandoned at their timeout.

@@ -734,6 +734,18 @@ pub struct Scenario {
 }
 
 impl Scenario {
+    /// True when any layer has a retry control (`budget`, `breaker`, `throttle`): the run's
+    /// own policy or a layer around it. The call loop's table then shows what they denied.
+    pub fn has_retry_controls(&self) -> bool {
+        !self.controls.is_none()
+            || self
+                .overload
+                .layers
+                .outer
+                .iter()
+                .any(|layer| !layer.controls.is_none())
+    }
+
     /// The run of one strategy.
     pub fn run_spec(&self, strategy: Strategy) -> RunSpec {
         RunSpec {

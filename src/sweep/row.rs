@@ -239,7 +239,7 @@ impl Plan {
                     o.recovery_hold,
                     o.settle,
                 )
-                .with_controls(!scenario.controls.is_none())
+                .with_controls(scenario.has_retry_controls())
             });
             for text in call_metric_values(calls.as_ref()) {
                 out.push(match text.is_empty() {

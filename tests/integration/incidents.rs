@@ -723,6 +723,50 @@ fn a_shared_budget_saves_more_at_the_inner_layer_than_at_the_outer() {
 }
 
 #[test]
+fn a_budget_on_an_outer_layer_alone_shows_its_denials_in_the_table() {
+    // The shared bucket on the outer layer allows 5 outer retries in all; every call then
+    // has its next retry denied, which ends it: 10 denials. The table shows the column as it
+    // does for a budget on the run's own policy, with the JSON's count.
+    let args = |format: &'static str| {
+        vec![
+            "--clients",
+            "10",
+            "--format",
+            format,
+            "--server",
+            "flaky",
+            "--failure-rate",
+            "0",
+            "--outage",
+            "0s..30s",
+            "--layers",
+            "strategy=fixed base=1s retries=3 budget=token-bucket:scope=global ; \
+             strategy=fixed base=100ms retries=3",
+        ]
+    };
+    let json: serde_json::Value =
+        serde_json::from_slice(&crate::herd_sim_ok(&args("json"))).unwrap();
+    let denied = json["results"][0]["retries_denied"].as_u64().unwrap();
+    assert_eq!(denied, 10);
+    let table = String::from_utf8(crate::herd_sim_ok(&args("table"))).unwrap();
+    let lines: Vec<&str> = table.lines().collect();
+    let header = lines
+        .iter()
+        .position(|l| l.contains("retries denied"))
+        .unwrap_or_else(|| panic!("no retries denied column:\n{table}"));
+    let column = |line: &str, at: usize| -> String {
+        line.get(at..)
+            .unwrap_or("")
+            .split_whitespace()
+            .next()
+            .unwrap_or("")
+            .to_string()
+    };
+    let at = lines[header].find("retries denied").unwrap();
+    assert_eq!(column(lines[header + 2], at), denied.to_string(), "{table}");
+}
+
+#[test]
 fn layers_without_a_policy_or_that_cannot_compose_are_refused_in_one_line() {
     for (args, wanted) in [
         (&["--layer", ""][..], "no policy"),
