@@ -691,6 +691,20 @@ fn a_stack_with_an_empty_or_misplaced_layer_or_beside_the_flags_it_sets_is_refus
     }
 }
 
+/// A flaky server that fails nothing but is out for the first 30 s, behind `stack`.
+fn against_an_outage(stack: &str) -> [&str; 8] {
+    [
+        "--server",
+        "flaky",
+        "--failure-rate",
+        "0",
+        "--outage",
+        "0s..30s",
+        "--layers",
+        stack,
+    ]
+}
+
 #[test]
 fn a_shared_budget_saves_more_at_the_inner_layer_than_at_the_outer() {
     // docs/incidents.md: the three fixed layers against a server out for 30 s, every call
@@ -703,16 +717,7 @@ fn a_shared_budget_saves_more_at_the_inner_layer_than_at_the_outer() {
             "strategy=fixed base=1s retries=3 {outer} ; strategy=fixed base=100ms retries=3 ; \
              strategy=fixed base=100ms retries=3 {inner}"
         );
-        let out = stacked(&[
-            "--server",
-            "flaky",
-            "--failure-rate",
-            "0",
-            "--outage",
-            "0s..30s",
-            "--layers",
-            &stack,
-        ]);
+        let out = stacked(&against_an_outage(&stack));
         let report: serde_json::Value = serde_json::from_slice(&out).unwrap();
         report["results"][0]["attempts"].as_u64().unwrap()
     };
@@ -728,21 +733,12 @@ fn a_budget_on_an_outer_layer_alone_shows_its_denials_in_the_table() {
     // has its next retry denied, which ends it: 10 denials. The table shows the column as it
     // does for a budget on the run's own policy, with the JSON's count.
     let args = |format: &'static str| {
-        vec![
-            "--clients",
-            "10",
-            "--format",
-            format,
-            "--server",
-            "flaky",
-            "--failure-rate",
-            "0",
-            "--outage",
-            "0s..30s",
-            "--layers",
+        let mut args = vec!["--clients", "10", "--format", format];
+        args.extend(against_an_outage(
             "strategy=fixed base=1s retries=3 budget=token-bucket:scope=global ; \
              strategy=fixed base=100ms retries=3",
-        ]
+        ));
+        args
     };
     let json: serde_json::Value =
         serde_json::from_slice(&crate::herd_sim_ok(&args("json"))).unwrap();
