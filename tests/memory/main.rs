@@ -70,6 +70,20 @@ pub fn serial() -> std::sync::MutexGuard<'static, ()> {
         .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
+/// A pool of `threads` (1 or 2) workers for the whole binary, built once and never dropped: a
+/// pool dropped at the end of a test would free its threads' memory while another measures.
+/// Take it before measuring: building it allocates.
+pub fn pool(threads: usize) -> &'static rayon::ThreadPool {
+    static POOLS: [std::sync::OnceLock<rayon::ThreadPool>; 2] =
+        [std::sync::OnceLock::new(), std::sync::OnceLock::new()];
+    POOLS[threads - 1].get_or_init(|| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap()
+    })
+}
+
 /// Runs `f` and returns its value and the peak of heap bytes allocated during it, above what
 /// was live when it started. Call it under [`serial`].
 pub fn peak_bytes<T>(f: impl FnOnce() -> T) -> (T, usize) {

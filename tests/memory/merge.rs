@@ -9,19 +9,7 @@ use herd_sim::sweep::shard::{Shard, ShardRun};
 use herd_sim::sweep::sink::{Destination, RowSink, Start};
 use herd_sim::sweep::{run_in, SweepSpec};
 
-use crate::{peak_bytes, serial};
-
-/// One worker thread for the whole binary: a pool dropped at the end of this test would free
-/// its threads' memory while another test measures.
-fn pool() -> &'static rayon::ThreadPool {
-    static POOL: std::sync::OnceLock<rayon::ThreadPool> = std::sync::OnceLock::new();
-    POOL.get_or_init(|| {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(1)
-            .build()
-            .unwrap()
-    })
-}
+use crate::{peak_bytes, pool, serial};
 
 /// Writes the `count` shards of a sweep of `seeds` rows into `dir`; returns the folder.
 fn shards(dir: &Path, seeds: u64, count: u64) -> PathBuf {
@@ -39,7 +27,7 @@ fn shards(dir: &Path, seeds: u64, count: u64) -> PathBuf {
         let (plan, shard) = ShardRun::prepare(spec, Shard { index, count }, &out).unwrap();
         let sink = RowSink::open(&plan, &out, Start::Fresh).unwrap();
         shard.begin().unwrap();
-        run_in(pool(), &plan, sink, &|_| {}).unwrap();
+        run_in(pool(1), &plan, sink, &|_| {}).unwrap();
         shard.finish().unwrap();
     }
     folder

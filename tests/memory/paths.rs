@@ -102,26 +102,12 @@ fn sweep(text: &str, seeds: u64, threads: usize) -> (u64, usize) {
         ..Default::default()
     })
     .unwrap();
-    let pool = match threads {
-        1 => one_thread(),
-        _ => crate::sweep::pool(),
-    };
+    let pool = crate::pool(threads);
     let dir = tempfile::tempdir().unwrap();
     let out = Destination::File(dir.path().join("sweep.csv"));
     let sink = RowSink::open(&plan, &out, Start::Fresh).unwrap();
     let ((), peak) = peak_bytes(|| run_in(pool, &plan, sink, &|_| {}).unwrap());
     (plan.memory_estimate().total(), peak)
-}
-
-/// One worker thread, built once, before any measurement.
-fn one_thread() -> &'static rayon::ThreadPool {
-    static POOL: std::sync::OnceLock<rayon::ThreadPool> = std::sync::OnceLock::new();
-    POOL.get_or_init(|| {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(1)
-            .build()
-            .unwrap()
-    })
 }
 
 #[test]

@@ -6,24 +6,12 @@ use herd_sim::config::ScenarioFile;
 use herd_sim::sweep::sink::{Destination, RowSink, Start};
 use herd_sim::sweep::{run_in, Plan, SweepSpec};
 
-use crate::{peak_bytes, serial};
-
-/// Two worker threads for this test, built once: a pool dropped at the end of a test would
-/// free its threads' memory while another test measures.
-pub fn pool() -> &'static rayon::ThreadPool {
-    static POOL: std::sync::OnceLock<rayon::ThreadPool> = std::sync::OnceLock::new();
-    POOL.get_or_init(|| {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(2)
-            .build()
-            .unwrap()
-    })
-}
+use crate::{peak_bytes, pool, serial};
 
 #[test]
 fn a_sweep_on_two_threads_counts_two_rows_in_flight_and_bounds_the_peak() {
     let _serial = serial();
-    let pool = pool();
+    let pool = pool(2);
     // Limiter rows run on the event queue: each holds an event a client and a key's log of
     // 20 times, tens of MiB, so two at once dominate everything else.
     let plan = Plan::new(SweepSpec {
