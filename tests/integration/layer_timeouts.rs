@@ -2,6 +2,7 @@
 //! checked against timelines worked out by hand, conservation between the layers, the trace
 //! and the summary, and the same bytes for any thread count.
 
+use std::collections::HashMap;
 use std::fs;
 
 use serde_json::Value;
@@ -242,17 +243,30 @@ fn layered_timeouts_conserve_attempts_and_do_not_depend_on_threads() {
             assert!((lasted - timeout).abs() < 1e-6, "{l}");
         }
     }
-    // Every abandoned line ends when an outer layer's timeout of its call fired.
+    // Every abandoned line ends when an outer layer's timeout of its call fired: a line of a
+    // layer above it, of its client and call, ending when it ends, timed out by its own
+    // timeout. Those lines are looked up by client, call and end (the outermost layer's kept),
+    // not searched for among all the lines for each abandoned one.
+    let key = |l: &Value| {
+        (
+            l["client"].to_string(),
+            l["call"].to_string(),
+            l["ended"].to_string(),
+        )
+    };
+    let mut fired = HashMap::new();
+    for o in lines
+        .iter()
+        .filter(|o| o["outcome"] == "timed_out" && o["next"] != "abandoned")
+    {
+        let layer = fired.entry(key(o)).or_insert(o["layer"].as_u64());
+        *layer = (*layer).min(o["layer"].as_u64());
+    }
     for l in lines.iter().filter(|l| l["next"] == "abandoned") {
         assert!(
-            lines
-                .iter()
-                .any(|o| o["layer"].as_u64() < l["layer"].as_u64()
-                    && o["client"] == l["client"]
-                    && o["call"] == l["call"]
-                    && o["ended"] == l["ended"]
-                    && o["outcome"] == "timed_out"
-                    && o["next"] != "abandoned"),
+            fired
+                .get(&key(l))
+                .is_some_and(|&outer| outer < l["layer"].as_u64()),
             "{l}"
         );
     }
