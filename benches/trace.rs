@@ -4,16 +4,23 @@
 //! scenario of benches/callloop.rs over 1000 s (80 000 calls). Each traced run writes every attempt
 //! as a JSON line into a file (created anew each iteration, under the system's temporary
 //! folder), through the same writer as `--trace`.
+//!
+//! The floor under a herd path's traced run, in the same run: `write_only` writes the bytes
+//! its traced run writes (its trace, read back once before it is timed) into a file created
+//! anew each iteration, through the same `BufWriter`, in pieces of the trace writer's buffer
+//! ([`BUFFER_BYTES`]), with nothing simulated or formatted. No trace of that path can cost less
+//! than its `write_only`; when `write_only` alone passes twice the untraced run, a traced run
+//! within 2× of it cannot be had by formatting faster.
 
 use std::hint::black_box;
-use std::io::BufWriter;
+use std::io::{BufWriter, Write};
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 
 use herd_sim::engine::{simulate_observed, Path, RunSpec};
 use herd_sim::server::{Capacity, CapacityRule, Down, Server};
 use herd_sim::time::{SimDuration, SimTime};
-use herd_sim::trace::{NoTrace, RunInfo, Sample, TraceFormat, TraceWriter};
+use herd_sim::trace::{NoTrace, RunInfo, Sample, TraceFormat, TraceWriter, BUFFER_BYTES};
 use herd_sim::workload::{Arrivals, Dist, RateSchedule};
 
 mod common;
@@ -59,6 +66,17 @@ fn traced(spec: &RunSpec, path: Path, file: &std::path::Path) -> u64 {
     tally.requests
 }
 
+/// Writes `bytes` as a traced run writes its lines: into `file` created anew, through a
+/// `BufWriter`, a trace writer's buffer at a time.
+fn write_only(bytes: &[u8], file: &std::path::Path) -> usize {
+    let mut out = BufWriter::new(std::fs::File::create(file).unwrap());
+    for piece in bytes.chunks(BUFFER_BYTES) {
+        out.write_all(piece).unwrap();
+    }
+    out.flush().unwrap();
+    bytes.len()
+}
+
 fn trace(c: &mut Criterion) {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("trace.jsonl");
@@ -76,6 +94,12 @@ fn trace(c: &mut Criterion) {
         });
         group.bench_function(format!("{name}/traced"), |b| {
             b.iter(|| black_box(traced(&herd, path, &file)))
+        });
+        // The traced run's bytes, formatted once (one path's at a time: some 200 MB).
+        traced(&herd, path, &file);
+        let bytes = std::fs::read(&file).unwrap();
+        group.bench_function(format!("{name}/write_only"), |b| {
+            b.iter(|| black_box(write_only(&bytes, &file)))
         });
     }
     let calls = call_loop(1_000);
