@@ -550,12 +550,15 @@ impl Line<'_> {
         self.at += len;
     }
 
-    /// Appends `n` in decimal: below 10^8 (every client, call and attempt number, every time
-    /// under three years) as eight digits at once without their leading zeros, above two
-    /// digits a division.
+    /// Appends `n` in decimal: one digit alone (most call and attempt numbers, the seconds
+    /// of most times), below 10^8 (every client, call and attempt number, every time under
+    /// three years) as eight digits at once without their leading zeros, above two digits a
+    /// division.
     #[inline(always)]
     fn put_int(&mut self, n: u64) {
-        if n < 100_000_000 {
+        if n < 10 {
+            self.put_padded(&[b'0' + n as u8], 1);
+        } else if n < 100_000_000 {
             let digits = eight_digits(n as u32);
             // The leading zeros are the word's low zero bytes; 0 keeps one.
             let zeros = (digits.trailing_zeros() / 8).min(7) as usize;
