@@ -206,9 +206,14 @@ impl Histogram {
     /// histograms of one bin share a single division.
     #[inline(always)]
     pub fn record_window(&mut self, w: usize) {
-        match self.dense.get_mut(w) {
-            Some(count) => *count += 1,
-            None => self.add_beyond(w, 1),
+        if let Some(count) = self.dense.get_mut(w) {
+            *count += 1;
+        } else if w >> BLOCK_BITS == self.last_block {
+            // The block written last, where a long run's counts mostly go (its windows come
+            // in order): counted here, without a call. A dense window's block is never it.
+            self.arena[(self.last_slot << BLOCK_BITS) | (w & BLOCK_MASK)] += 1;
+        } else {
+            self.add_beyond(w, 1);
         }
     }
 
