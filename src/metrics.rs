@@ -555,12 +555,34 @@ impl WindowCursor {
     /// The window `t` falls in: `floor(t / bin)`, as [`Histogram::window_of`].
     #[inline(always)]
     pub fn window_of(&mut self, t: SimTime) -> usize {
-        let t_ns = t.as_nanos();
-        if t_ns < self.start || t_ns - self.start >= self.windows.bin {
-            self.window = self.windows.window_of(t);
-            self.start = self.window as u64 * self.windows.bin;
+        let t = t.as_nanos();
+        if t < self.start || t - self.start >= self.windows.bin {
+            self.move_to(t);
         }
         self.window
+    }
+
+    /// Moves to the window of `t`, outside the cursor's: the next or the previous one by
+    /// adding or taking a bin (times read near one another, as completions are, mostly land
+    /// there), any other by dividing.
+    #[inline]
+    fn move_to(&mut self, t: u64) {
+        let bin = self.windows.bin;
+        if t >= self.start {
+            // Past the window: `t - start` is at least a bin, so taking one cannot wrap.
+            if t - self.start - bin < bin {
+                self.window += 1;
+                self.start += bin;
+                return;
+            }
+        } else if self.start - t <= bin {
+            // Before it (the window is not the first): within the bin before its start.
+            self.window -= 1;
+            self.start -= bin;
+            return;
+        }
+        self.window = self.windows.window_of(SimTime(t));
+        self.start = self.window as u64 * bin;
     }
 }
 
@@ -1163,11 +1185,15 @@ mod tests {
             let mut t = 0u64;
             for _ in 0..20_000 {
                 // Mostly small steps forward, some jumps, some steps back (the independent
-                // path starts each client again at 0).
-                t = match uniform_below(&mut rng, 8) {
+                // path starts each client again at 0), some of up to two bins either way (as
+                // completions out of order step into the next window and back).
+                let near = 2 * bin.min(1 << 40) + 1;
+                t = match uniform_below(&mut rng, 10) {
                     0 => uniform_below(&mut rng, t.saturating_add(1)),
                     1 => uniform_below(&mut rng, u64::MAX),
                     2 => u64::MAX - uniform_below(&mut rng, 3),
+                    3 => t.saturating_sub(uniform_below(&mut rng, near)),
+                    4 => t.saturating_add(uniform_below(&mut rng, near)),
                     _ => t.saturating_add(uniform_below(&mut rng, bin.min(1 << 40) / 4 + 1)),
                 };
                 assert_eq!(
