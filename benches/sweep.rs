@@ -45,13 +45,29 @@
 //!   a load average of 10 from other builds: `sweep` 25.3 ms against `bare` 21.4 ms (1.18×;
 //!   4.65× before these changes), `boundary` 105.6 against `boundary_bare` 115.0 ms (0.92×,
 //!   within the noise of `boundary_bare`'s interval, 103 to 128 ms).
+//! - waits outside the instructions: callgrind counts a row 1.29x its run (in this bench's
+//!   build, `run_in` over these 2000 rows three times less once: 20 565 a row, against
+//!   15 976 a run of the same seeds through `simulate_all`), yet
+//!   the wall times read 1.5x to 1.8x. `perf trace` of sweep after sweep into one file found
+//!   the process asleep in two system calls, 3 to 12 ms each time, quantised at the kernel's
+//!   4 ms tick: ext4 flushes a file truncated to zero when it is closed, so closing the output
+//!   lock (emptied with `set_len(0)` before its pid was written) waited for a write of a file
+//!   already removed, and opening the output (`O_TRUNC`) waited for the last sweep's rows to
+//!   reach the disk. The lock now writes its pid and cuts what follows (no release waits
+//!   since); `sweep` removes the last file before each timed sweep, untimed, so each writes a
+//!   new file as a sweep's first run does, instead of timing a disk write once a sweep. One
+//!   run after both, the two cores under a load average of 10.7 from other builds: `sweep`
+//!   17.8 ms against `bare` 9.69 ms (1.84x; 1.46x before them at a load of 7): under such a
+//!   load a sweep's two hand-offs between threads (into the pool and back) and its 32 writes
+//!   of 11 KB, each taking milliseconds when the thread is preempted in them, swamp the row's
+//!   cost, so the ratio is for a quiet machine to settle.
 //!
 //! Run: cargo bench --features bench --bench sweep -- --warm-up-time 1 --measurement-time 3
 
 use std::hint::black_box;
 use std::sync::atomic::AtomicU64;
 
-use criterion::{criterion_group, criterion_main, Criterion};
+use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
 
 use herd_sim::boundary::evaluate::SweepOracle;
 use herd_sim::boundary::search::{Oracle, Probe};
@@ -147,14 +163,25 @@ fn small_rows(c: &mut Criterion) {
     assert_eq!(swept, bare(&small, &seeds[..10]));
 
     let dir = tempfile::tempdir().expect("a temporary folder");
-    let target = Destination::File(dir.path().join("rows.csv"));
+    let path = dir.path().join("rows.csv");
+    let target = Destination::File(path.clone());
     let mut group = c.benchmark_group("small_rows");
     group.sample_size(10);
     group.bench_function("sweep", |b| {
-        b.iter(|| {
-            let sink = RowSink::open(&plan, &target, Start::Fresh).expect("open");
-            run_in(&pool, &plan, sink, &|_| {}).expect("run");
-        })
+        b.iter_batched(
+            // Each sweep writes a new file, as a sweep's first run does: truncating the last
+            // one waited for its data on disk (ext4 flushes a file truncated to zero when it
+            // is closed), a wait a sweep pays once, not once every 2000 rows.
+            || match std::fs::remove_file(&path) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => panic!("{e}"),
+                _ => (),
+            },
+            |()| {
+                let sink = RowSink::open(&plan, &target, Start::Fresh).expect("open");
+                run_in(&pool, &plan, sink, &|_| {}).expect("run");
+            },
+            BatchSize::PerIteration,
+        )
     });
     group.bench_function("bare", |b| b.iter(|| bare(&small, &seeds)));
 

@@ -472,9 +472,13 @@ impl OutputLock {
             if !same_file(&file, &path) {
                 continue;
             }
-            file.set_len(0).map_err(io_error)?;
-            file.write_all(format!("{}\n", std::process::id()).as_bytes())
-                .map_err(io_error)?;
+            // The pid over whatever a holder that died left, then the rest cut off. Not cut to
+            // nothing first: ext4 flushes a file truncated to zero when it is closed (its guard
+            // for files rewritten in place), so every release waited milliseconds for a write
+            // of a file already removed.
+            let pid = format!("{}\n", std::process::id());
+            file.write_all(pid.as_bytes()).map_err(io_error)?;
+            file.set_len(pid.len() as u64).map_err(io_error)?;
             return Ok(OutputLock { path, _file: file });
         }
         Err(io_error(io::Error::other(
