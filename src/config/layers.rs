@@ -356,6 +356,68 @@ mod tests {
     }
 
     #[test]
+    fn a_layers_text_read_back_is_the_same_layer() {
+        let layer = |text: &str| -> Layer {
+            text.parse::<LayerFile>()
+                .unwrap_or_else(|e| panic!("{text}: {e}"))
+                .outer_layer()
+                .unwrap_or_else(|e| panic!("{text}: {e}"))
+        };
+        for (given, text) in [
+            // A budget's scope and a control's parameters that differ from its defaults are
+            // kept; the defaults are left out.
+            (
+                "strategy=full-jitter retries=3 budget=token-bucket:scope=global",
+                "strategy=full-jitter retries=3 base=1s cap=30s budget=token-bucket:scope=global",
+            ),
+            (
+                "retries=2 budget=grpc:max_tokens=20,token_ratio=0.1",
+                "strategy=full-jitter retries=2 base=1s cap=30s budget=grpc:max_tokens=20",
+            ),
+            (
+                "retries=1 budget=aws-standard:cost=7,scope=global breaker=calls:open=10s,scope=global throttle=sre:k=3",
+                "strategy=full-jitter retries=1 base=1s cap=30s \
+                 budget=aws-standard:cost=7,scope=global breaker=calls:open=10s,scope=global \
+                 throttle=sre:k=3",
+            ),
+            // A naive layer keeps its cap, which bounds the settle and the estimates.
+            (
+                "strategy=naive retries=2 cap=1m timeout=2500ms",
+                "strategy=naive retries=2 base=1s cap=60s timeout=2.5s",
+            ),
+            (
+                "strategy=exponential base=10ms multiplier=1.5 retry-probability=0.3 jitter-order=before-cap",
+                "strategy=exponential retries=4 base=10ms cap=30s multiplier=1.5 \
+                 retry-probability=0.3 jitter-order=before-cap",
+            ),
+            // A probability of more than nine decimals is written whole.
+            (
+                "retries=1 retry-probability=0.12345678912345",
+                "strategy=full-jitter retries=1 base=1s cap=30s retry-probability=0.12345678912345",
+            ),
+            (
+                "strategy=fixed retries=3 retry-probability=0",
+                "strategy=fixed retries=3 base=1s cap=30s retry-probability=0",
+            ),
+            // A multiplier past what an integer holds is written as an exponent.
+            (
+                "strategy=exponential retries=1 multiplier=1e20",
+                "strategy=exponential retries=1 base=1s cap=30s multiplier=1e20",
+            ),
+            // A preset's keys are written out.
+            (
+                "preset=aws-adaptive",
+                "strategy=full-jitter retries=2 base=1s cap=20s budget=aws-standard \
+                 throttle=aws-adaptive",
+            ),
+        ] {
+            let first = layer(given);
+            assert_eq!(first.text(), text, "{given}");
+            assert_eq!(layer(&first.text()), first, "{given}");
+        }
+    }
+
+    #[test]
     fn a_spec_reads_as_the_same_keys_a_file_takes() {
         let spec: LayerFile = "strategy=naive retries=3 base=10ms retry-probability=0.5 budget=token-bucket:scope=global"
             .parse()

@@ -535,7 +535,7 @@ impl ScenarioFile {
                 format!("accepted: a duration at least --base ({base})"),
             ));
         }
-        let multiplier = self.multiplier.unwrap_or(2.0);
+        let multiplier = self.multiplier.unwrap_or(Backoff::DEFAULT_MULTIPLIER);
         if !multiplier.is_finite() || multiplier < 1.0 {
             return Err(invalid(
                 "--multiplier",

@@ -291,6 +291,11 @@ pub struct Backoff {
     pub jitter_order: JitterOrder,
 }
 
+impl Backoff {
+    /// The multiplier when none is given (`--multiplier`).
+    pub const DEFAULT_MULTIPLIER: f64 = 2.0;
+}
+
 /// Where a jittered strategy applies the cap (`--jitter-order`). Real clients do both: AWS's
 /// "Exponential Backoff And Jitter" caps the curve and draws below it (`after-cap`, the
 /// default), while many libraries draw below the uncapped curve and clamp the result

@@ -23,6 +23,7 @@ mod help;
 mod html;
 mod html_phase;
 mod incidents;
+mod layer_description;
 mod layer_timeouts;
 mod limiter;
 mod lint;

@@ -40,8 +40,10 @@
 
 use rand::RngCore;
 
-use crate::policy::control::{CallEnd, Controls, Gate, Outcome, RunControls};
-use crate::policy::{Decision, Hints, Policy};
+use crate::policy::control::{
+    Breaker, Budget, CallEnd, Controls, Gate, Outcome, RunControls, Throttle,
+};
+use crate::policy::{Backoff, Decision, Hints, JitterOrder, Policy, RetryChance};
 use crate::time::{SimDuration, SimTime};
 use crate::trace::{Attempt, Next, Observer, Outcome as Ended};
 
@@ -59,6 +61,71 @@ pub struct Layer {
     pub timeout: Option<SimDuration>,
 }
 
+impl Layer {
+    /// The layer as `--layer` takes it, which given back makes the same layer: its strategy,
+    /// retries, base and cap (which bounds the settle and the estimates whatever the
+    /// strategy), then its multiplier, retry probability, jitter order, timeout, budget,
+    /// breaker and throttle when not the defaults, each control with only the parameters
+    /// that differ from its own defaults and its scope when global
+    /// (`budget=grpc:max_tokens=20,scope=global`).
+    pub fn text(&self) -> String {
+        let p = &self.policy;
+        let mut text = format!(
+            "strategy={} retries={} base={} cap={}",
+            p.strategy.name(),
+            p.max_retries,
+            p.backoff.base,
+            p.backoff.cap
+        );
+        if p.backoff.multiplier != Backoff::DEFAULT_MULTIPLIER {
+            text.push_str(&format!(" multiplier={}", number(p.backoff.multiplier)));
+        }
+        if !p.retry_chance.is_always() {
+            // The fewest decimals that read back as the same probability (it is held in steps
+            // of 2^-53, so its own digits have a binary tail).
+            let chance = p.retry_chance;
+            let shown = (1..=17)
+                .map(|places| {
+                    let digits = format!("{:.places$}", chance.probability());
+                    digits
+                        .trim_end_matches('0')
+                        .trim_end_matches('.')
+                        .to_string()
+                })
+                .find(|d| d.parse().is_ok_and(|q| RetryChance::new(q) == chance))
+                .unwrap_or_else(|| number(chance.probability()));
+            text.push_str(&format!(" retry-probability={shown}"));
+        }
+        if p.backoff.jitter_order != JitterOrder::default() {
+            text.push_str(&format!(" jitter-order={}", p.backoff.jitter_order.name()));
+        }
+        if let Some(t) = self.timeout {
+            text.push_str(&format!(" timeout={t}"));
+        }
+        let c = &self.controls;
+        if c.budget != Budget::None {
+            text.push_str(&format!(" budget={}", c.budget_text()));
+        }
+        if c.breaker != Breaker::None {
+            text.push_str(&format!(" breaker={}", c.breaker_text()));
+        }
+        if c.throttle != Throttle::None {
+            text.push_str(&format!(" throttle={}", c.throttle.short_text()));
+        }
+        text
+    }
+}
+
+/// `v` as a `key=value` pair's number reads it back: f64's shortest form, in exponent form
+/// when that is a whole number past what an integer holds.
+fn number(v: f64) -> String {
+    let text = v.to_string();
+    match text.contains('.') || text.parse::<i64>().is_ok() {
+        true => text,
+        false => format!("{v:e}"),
+    }
+}
+
 /// The layers above the run's own policy, outermost first; empty by default (one layer, the
 /// run's own).
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -74,9 +141,10 @@ impl Layers {
         !self.outer.is_empty()
     }
 
-    /// The layers as `--layer` takes them, outermost first: `2 retry layers around the
-    /// policy below, outermost first: [strategy=naive retries=2 timeout=5s] [strategy=full-jitter
-    /// retries=3 base=1s cap=30s budget=token-bucket]`; `None` without layers.
+    /// The layers as `--layer` takes them ([`Layer::text`]), outermost first: `2 retry
+    /// layers around the policy below, outermost first: [strategy=naive retries=2 base=1s
+    /// cap=30s timeout=5s] [strategy=full-jitter retries=3 base=1s cap=30s
+    /// budget=token-bucket:scope=global]`; `None` without layers.
     pub fn describe(&self) -> Option<String> {
         if !self.is_active() {
             return None;
@@ -84,27 +152,7 @@ impl Layers {
         let each: Vec<String> = self
             .outer
             .iter()
-            .map(|l| {
-                let p = &l.policy;
-                let mut text = format!("[strategy={} retries={}", p.strategy.name(), p.max_retries);
-                if p.strategy != crate::policy::Strategy::Naive {
-                    text.push_str(&format!(" base={} cap={}", p.backoff.base, p.backoff.cap));
-                }
-                if let Some(t) = l.timeout {
-                    text.push_str(&format!(" timeout={t}"));
-                }
-                if l.controls.budget != crate::policy::control::Budget::None {
-                    text.push_str(&format!(" budget={}", l.controls.budget.name()));
-                }
-                if l.controls.breaker != crate::policy::control::Breaker::None {
-                    text.push_str(&format!(" breaker={}", l.controls.breaker.name()));
-                }
-                if l.controls.throttle != crate::policy::control::Throttle::None {
-                    text.push_str(&format!(" throttle={}", l.controls.throttle.name()));
-                }
-                text.push(']');
-                text
-            })
+            .map(|l| format!("[{}]", l.text()))
             .collect();
         let n = self.outer.len();
         let layers = if n == 1 { "layer" } else { "layers" };

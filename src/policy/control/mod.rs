@@ -385,6 +385,50 @@ impl Throttle {
     }
 }
 
+impl Budget {
+    /// As `--budget` takes it, shortest: the name, then only the parameters that differ from
+    /// its defaults (`grpc:max_tokens=20`); read back, the same budget.
+    pub fn short_text(&self) -> String {
+        let default = Budget::parse(self.name()).map(|d| d.text());
+        shortest(&self.text(), &default.unwrap_or_default())
+    }
+}
+
+impl Breaker {
+    /// As `--breaker` takes it, shortest (see [`Budget::short_text`]).
+    pub fn short_text(&self) -> String {
+        let default = Breaker::parse(self.name()).map(|d| d.text());
+        shortest(&self.text(), &default.unwrap_or_default())
+    }
+}
+
+impl Throttle {
+    /// As `--throttle` takes it, shortest (see [`Budget::short_text`]).
+    pub fn short_text(&self) -> String {
+        let default = Throttle::parse(self.name()).map(|d| d.text());
+        shortest(&self.text(), &default.unwrap_or_default())
+    }
+}
+
+/// `full` (`NAME:key=value,...`, every parameter given) without the pairs that `default` (the
+/// same name with its defaults) also has.
+fn shortest(full: &str, default: &str) -> String {
+    let Some((name, pairs)) = full.split_once(':') else {
+        return full.to_string();
+    };
+    let defaults: Vec<&str> = default
+        .split_once(':')
+        .map_or(Vec::new(), |(_, d)| d.split(',').collect());
+    let kept: Vec<&str> = pairs
+        .split(',')
+        .filter(|pair| !defaults.contains(pair))
+        .collect();
+    match kept.is_empty() {
+        true => name.to_string(),
+        false => format!("{name}:{}", kept.join(",")),
+    }
+}
+
 /// The controls of a run, the same for every process.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Controls {
@@ -416,6 +460,19 @@ impl Controls {
     /// True when nothing is controlled (the call loop then keeps no per-process state).
     pub fn is_none(&self) -> bool {
         *self == Controls::default()
+    }
+
+    /// The budget as `--budget` takes it, shortest, with its scope when global
+    /// (`token-bucket:scope=global`).
+    pub fn budget_text(&self) -> String {
+        let text = self.budget.short_text();
+        format!("{text}{}", self.budget_scope.suffix(&text))
+    }
+
+    /// The breaker as `--breaker` takes it, shortest, with its scope when global.
+    pub fn breaker_text(&self) -> String {
+        let text = self.breaker.short_text();
+        format!("{text}{}", self.breaker_scope.suffix(&text))
     }
 
     /// A process's control state at the start.

@@ -116,47 +116,10 @@ impl Control {
             Ok::<_, SpecError>(format!("{text}{}", scope.suffix(&text)))
         };
         Ok(match self {
-            Control::Budget => scoped(|t| Ok(short_budget(&Budget::parse(t)?)))?,
-            Control::Breaker => scoped(|t| Ok(short_breaker(&Breaker::parse(t)?)))?,
-            Control::Throttle => short_throttle(&Throttle::parse(text)?),
+            Control::Budget => scoped(|t| Ok(Budget::parse(t)?.short_text()))?,
+            Control::Breaker => scoped(|t| Ok(Breaker::parse(t)?.short_text()))?,
+            Control::Throttle => Throttle::parse(text)?.short_text(),
         })
-    }
-}
-
-/// A budget's shortest text (see [`Control::canonical`]).
-fn short_budget(b: &Budget) -> String {
-    let default = Budget::parse(b.name()).map(|d| d.text());
-    shortest(&b.text(), &default.unwrap_or_default())
-}
-
-/// A breaker's shortest text.
-fn short_breaker(b: &Breaker) -> String {
-    let default = Breaker::parse(b.name()).map(|d| d.text());
-    shortest(&b.text(), &default.unwrap_or_default())
-}
-
-/// A throttle's shortest text.
-fn short_throttle(t: &Throttle) -> String {
-    let default = Throttle::parse(t.name()).map(|d| d.text());
-    shortest(&t.text(), &default.unwrap_or_default())
-}
-
-/// `full` (`NAME:key=value,...`, every parameter given) without the pairs that `default` (the
-/// same name with its defaults) also has.
-fn shortest(full: &str, default: &str) -> String {
-    let Some((name, pairs)) = full.split_once(':') else {
-        return full.to_string();
-    };
-    let defaults: Vec<&str> = default
-        .split_once(':')
-        .map_or(Vec::new(), |(_, d)| d.split(',').collect());
-    let kept: Vec<&str> = pairs
-        .split(',')
-        .filter(|pair| !defaults.contains(pair))
-        .collect();
-    match kept.is_empty() {
-        true => name.to_string(),
-        false => format!("{name}:{}", kept.join(",")),
     }
 }
 

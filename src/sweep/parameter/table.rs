@@ -13,7 +13,7 @@ use crate::server::CapacityRule;
 use crate::time::SimDuration;
 use crate::workload::{Arrivals, Dist};
 
-use super::{short_breaker, short_budget, short_throttle, Control, Kind, Needs, Parameter, Value};
+use super::{Control, Kind, Needs, Parameter, Value};
 
 fn seconds(d: SimDuration) -> String {
     // f64's shortest round-trip form: 100 ms is `0.1`, 1 s is `1`.
@@ -644,10 +644,7 @@ pub static PARAMETERS: [Parameter; 51] = [
         label: true,
         help: "Retry budgets, e.g. none,token-bucket,grpc:max_tokens=20,token_ratio=0.2 (a key=value item belongs to the budget before it)",
         set: |f, v| f.budget = Some(v.text()),
-        get: |s| {
-            let text = short_budget(&s.controls.budget);
-            format!("{text}{}", s.controls.budget_scope.suffix(&text))
-        },
+        get: |s| s.controls.budget_text(),
     },
     Parameter {
         name: "breaker",
@@ -657,10 +654,7 @@ pub static PARAMETERS: [Parameter; 51] = [
         label: true,
         help: "Circuit breakers, e.g. none,retries:ratio=0.1,window=all (a key=value item belongs to the breaker before it)",
         set: |f, v| f.breaker = Some(v.text()),
-        get: |s| {
-            let text = short_breaker(&s.controls.breaker);
-            format!("{text}{}", s.controls.breaker_scope.suffix(&text))
-        },
+        get: |s| s.controls.breaker_text(),
     },
     Parameter {
         name: "throttle",
@@ -670,7 +664,7 @@ pub static PARAMETERS: [Parameter; 51] = [
         label: true,
         help: "Adaptive throttles, e.g. none,sre:k=1.5 (a key=value item belongs to the throttle before it)",
         set: |f, v| f.throttle = Some(v.text()),
-        get: |s| short_throttle(&s.controls.throttle),
+        get: |s| s.controls.throttle.short_text(),
     },
     Parameter {
         name: "preset",
