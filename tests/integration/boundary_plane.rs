@@ -146,10 +146,7 @@ fn bad_two_axis_input_is_one_line_naming_the_flag() {
         "error: invalid --axis spike-rate: given twice; accepted: two different numeric sweep parameters",
     );
     refused(
-        &[
-            "--axis", "spike-rate", "--range", "40..120", "--axis", "spike-duration", "--range",
-            "1s..15s", "--axis", "timeout", "--range", "1s..2s",
-        ],
+        &[&AXES[..], &["--axis", "timeout", "--range", "1s..2s"]].concat(),
         "error: invalid --axis spike-rate spike-duration timeout: 3 axes given; accepted: one --axis",
     );
     refused(
@@ -157,10 +154,7 @@ fn bad_two_axis_input_is_one_line_naming_the_flag() {
         "error: invalid --range 40..120: 1 ranges for 2 axes; accepted: one --range LO..HI for each --axis",
     );
     refused(
-        &[
-            "--axis", "spike-rate", "--range", "40..120", "--axis", "spike-duration", "--range",
-            "1s..15s", "--curve",
-        ],
+        &[&AXES[..], &["--curve"]].concat(),
         "error: invalid --curve with two axes: a curve has one axis; accepted: one --axis for --curve",
     );
     refused(
