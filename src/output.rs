@@ -460,7 +460,9 @@ impl OutputLock {
             if !try_lock(&file).map_err(io_error)? {
                 let mut text = String::new();
                 let _ = file.read_to_string(&mut text);
-                let pid = match text.trim() {
+                // Its first line: a holder writes its pid over a dead one's before cutting
+                // the rest, so a longer pid's tail can follow it for a moment.
+                let pid = match text.lines().next().unwrap_or("").trim() {
                     "" => "unknown".to_string(),
                     pid => pid.to_string(),
                 };
