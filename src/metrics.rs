@@ -154,6 +154,30 @@ impl Histogram {
         }
     }
 
+    /// Empties this histogram and gives it windows of `bin` and no block limit, as
+    /// [`Histogram::new`] makes one, keeping its buffers' memory to count into again.
+    pub fn clear(&mut self, bin: SimDuration) {
+        self.windows = Windows::new(bin);
+        self.dense.clear();
+        self.arena.clear();
+        self.directory.clear();
+        self.beyond.clear();
+        self.last_block = usize::MAX;
+        self.last_slot = 0;
+        self.block_limit = usize::MAX;
+        self.outgrown = false;
+    }
+
+    /// Bytes held by this histogram's buffers, used or not (its ordered map's entries at
+    /// their keys' and slots' size).
+    pub fn capacity_bytes(&self) -> usize {
+        let words = self.dense.capacity().saturating_add(self.arena.capacity());
+        words
+            .saturating_mul(size_of::<u64>())
+            .saturating_add(self.directory.capacity().saturating_mul(size_of::<u32>()))
+            .saturating_add(self.beyond.len().saturating_mul(size_of::<(usize, u32)>()))
+    }
+
     /// Limits the blocks beyond the dense windows to `blocks`: a count that would need
     /// another is dropped and the histogram marked [`Histogram::outgrown`].
     pub fn limit_blocks(&mut self, blocks: usize) {
@@ -692,6 +716,40 @@ impl Tally {
         }
     }
 
+    /// Empties this tally into what [`Tally::for_clients`] makes for `bin` and `clients`,
+    /// keeping its histograms' buffers ([`Histogram::clear`]) and its clients' finishes'
+    /// vector, so that runs one after another grow them once.
+    pub fn clear_for_clients(&mut self, bin: SimDuration, clients: u32) {
+        let mut fresh = Tally::new(bin);
+        for (mine, theirs) in [
+            (&mut self.retries, &mut fresh.retries),
+            (&mut self.served_windows, &mut fresh.served_windows),
+            (&mut self.refused_windows, &mut fresh.refused_windows),
+        ] {
+            mine.clear(bin);
+            std::mem::swap(mine, theirs);
+        }
+        let clients = clients as usize;
+        fresh.client_finishes = (clients <= MAX_CLIENT_FINISHES).then(|| {
+            let mut finishes = self.client_finishes.take().unwrap_or_default();
+            finishes.clear();
+            finishes.resize(clients, None);
+            finishes
+        });
+        *self = fresh;
+    }
+
+    /// Bytes held by this tally's histograms and clients' finishes
+    /// ([`Histogram::capacity_bytes`]).
+    pub fn capacity_bytes(&self) -> usize {
+        let finishes = self.client_finishes.as_ref().map_or(0, |f| {
+            f.capacity().saturating_mul(size_of::<Option<SimTime>>())
+        });
+        [&self.retries, &self.served_windows, &self.refused_windows]
+            .iter()
+            .fold(finishes, |sum, h| sum.saturating_add(h.capacity_bytes()))
+    }
+
     /// This tally with each histogram limited to `blocks` blocks beyond the dense windows
     /// ([`Histogram::limit_blocks`]; `u64::MAX`: no limit).
     pub fn with_block_limit(mut self, blocks: u64) -> Self {
@@ -1110,6 +1168,40 @@ impl ReplicateSpread {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_cleared_tally_is_a_new_one_with_its_buffers_kept() {
+        let bin = SimDuration::from_millis(100);
+        let mut tally = Tally::for_clients(SimDuration::from_millis(1), 3).with_block_limit(1);
+        for (i, t) in [0, 5, 70_000, 2_000_000].into_iter().enumerate() {
+            tally.request(SimTime(t * 1_000_000), i > 0, i % 2 == 0);
+        }
+        tally.finish(SimTime(9), 1, true);
+        assert!(tally.outgrown(), "a second block past the limit of one");
+        let held = tally.capacity_bytes();
+        tally.clear_for_clients(bin, 2);
+        assert_eq!(tally, Tally::for_clients(bin, 2));
+        assert!(!tally.outgrown());
+        assert_eq!(tally.retries.bin(), bin);
+        assert_eq!(tally.retries.blocks_held(), 0);
+        // Each histogram's one block was in its ordered map, which clearing frees; the rest is
+        // kept.
+        assert!(tally.capacity_bytes() >= held - 3 * size_of::<(usize, u32)>());
+        // Counting into it again counts as into a new tally.
+        let mut fresh = Tally::for_clients(bin, 2);
+        for t in [tally_time(1), tally_time(3_000)] {
+            tally.request(t, true, false);
+            fresh.request(t, true, false);
+        }
+        assert_eq!(tally, fresh);
+        assert_eq!(tally.retries.counts(), fresh.retries.counts());
+        tally.clear_for_clients(bin, MAX_CLIENT_FINISHES as u32 + 1);
+        assert_eq!(tally.client_finishes, None);
+    }
+
+    fn tally_time(ms: u64) -> SimTime {
+        SimTime(ms * 1_000_000)
+    }
 
     #[test]
     fn spread_of_a_small_sample_by_hand() {

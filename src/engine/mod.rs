@@ -103,6 +103,13 @@ impl RunSpec {
         Tally::new(self.bin).with_block_limit(self.overload.in_flight.blocks)
     }
 
+    /// [`RunSpec::new_tally`] made of `tally`, emptied, its histograms' buffers kept to count
+    /// into again ([`Tally::clear_for_clients`]).
+    fn reuse_tally(&self, mut tally: Tally) -> Tally {
+        tally.clear_for_clients(self.bin, self.clients);
+        tally.with_block_limit(self.overload.in_flight.blocks)
+    }
+
     /// Experiment 1 (docs/experiments.md) for `clients` clients of `strategy` against `server`: the
     /// policy of [`Policy::experiment1`], 100 ms windows ([`EXPERIMENT1_BIN`]), one item each,
     /// no latency. Tests and benches build on it, changing only what they study.
@@ -587,6 +594,29 @@ pub fn simulate_all(spec: &RunSpec, path: Path) -> (Tally, Option<crate::series:
     simulate_observed(spec, path, NoTrace)
 }
 
+/// [`simulate_all`] counting into `tally`, a tally of an earlier run (of any spec), emptied
+/// first, when `spec` is a herd of independent clients that fits one block: a worker that runs
+/// small runs one after another then grows its histograms once instead of every run (merging
+/// one block into an empty tally, as [`simulate_independent`] does, adds nothing to it). Any
+/// other run is [`simulate_all`]'s, and `tally` is dropped.
+pub fn simulate_all_in(
+    spec: &RunSpec,
+    path: Path,
+    tally: Tally,
+) -> (Tally, Option<crate::series::OverloadTally>) {
+    let one_block = (1..=CLIENTS_PER_BLOCK).contains(&spec.clients);
+    if one_block
+        && !spec.uses_call_loop()
+        && !spec.browser.is_active()
+        && takes_independent(spec, path)
+    {
+        let mut tally = spec.reuse_tally(tally);
+        simulate_block(spec, 0, spec.clients, NoTrace, &mut tally);
+        return (tally, None);
+    }
+    simulate_all(spec, path)
+}
+
 /// [`simulate_all`], telling `trace` every attempt as it ends (see [`crate::trace`]). The
 /// counts are those of the run without it. The independent paths then tell the attempts in
 /// client order, whatever the thread count: in parts joined in order when `trace` splits,
@@ -640,8 +670,8 @@ fn simulate_herd<O: Observer>(spec: &RunSpec, path: Path, trace: O) -> Tally {
         (true, false, true) => in_order(
             spec,
             trace,
-            |first, last, trace| simulate_block(spec, first, last, trace),
-            |first, last, part| simulate_block(spec, first, last, part),
+            |first, last, trace| new_block(spec, first, last, trace),
+            |first, last, part| new_block(spec, first, last, part),
         ),
         (false, false, _) => event_queue_observed(spec, trace),
         (true, true, false) => browser::herd::simulate_independent(spec),
@@ -720,9 +750,7 @@ fn event_queue_loop<W: PreviousWait, X: Exchange, O: Observer>(spec: &RunSpec, t
 /// The fast path for servers whose clients cannot interact: each client's whole life in turn,
 /// blocks of clients in parallel. Same draws, same answers, same tally as the event queue.
 pub fn simulate_independent(spec: &RunSpec) -> Tally {
-    over_blocks(spec, |first, last| {
-        simulate_block(spec, first, last, NoTrace)
-    })
+    over_blocks(spec, |first, last| new_block(spec, first, last, NoTrace))
 }
 
 /// The independent paths traced, in client order, each block or part telling its attempts:
@@ -816,22 +844,32 @@ fn over_blocks(spec: &RunSpec, block: impl Fn(u32, u32) -> Tally + Sync) -> Tall
         )
 }
 
-fn simulate_block<O: Observer>(spec: &RunSpec, first: u32, last: u32, trace: O) -> Tally {
+/// Clients `first..last` of `spec`, counted into a new tally.
+fn new_block<O: Observer>(spec: &RunSpec, first: u32, last: u32, trace: O) -> Tally {
+    let mut tally = spec.new_tally();
+    simulate_block(spec, first, last, trace, &mut tally);
+    tally
+}
+
+/// Clients `first..last` of `spec`, counted into `tally` (empty, made for `spec`).
+fn simulate_block<O: Observer>(spec: &RunSpec, first: u32, last: u32, trace: O, tally: &mut Tally) {
     // The server is matched once, not at every request: a down server's answer is then a
     // comparison inlined into the loop, or a constant when it never recovers.
     match &spec.server {
         Server::Down(Down { recover_at: None }) if !O::ON => {
-            known_block_loop(spec, first, last, trace, |_, _| {
+            known_block_loop(spec, first, last, trace, tally, |_, _| {
                 Response::Refused(Hints::default())
             })
         }
         Server::Down(down) => {
-            block_loop::<O, Dynamic>(spec, first, last, trace, |time, id| down.respond(time, id))
+            block_loop::<O, Dynamic>(spec, first, last, trace, tally, |time, id| {
+                down.respond(time, id)
+            })
         }
         server => {
             let mut server = server.clone();
             server.prepare(spec.clients);
-            block_loop::<O, Dynamic>(spec, first, last, trace, |time, id| {
+            block_loop::<O, Dynamic>(spec, first, last, trace, tally, |time, id| {
                 server.respond(time, id)
             })
         }
@@ -847,31 +885,33 @@ fn known_block_loop<O: Observer>(
     first: u32,
     last: u32,
     trace: O,
+    tally: &mut Tally,
     respond: impl FnMut(SimTime, u32) -> Response,
-) -> Tally {
+) {
     match known::plain_strategy(spec) {
-        Some(0) => block_loop::<O, Plain<0>>(spec, first, last, trace, respond),
-        Some(1) => block_loop::<O, Plain<1>>(spec, first, last, trace, respond),
-        Some(2) => block_loop::<O, Plain<2>>(spec, first, last, trace, respond),
-        Some(3) => block_loop::<O, Plain<3>>(spec, first, last, trace, respond),
-        Some(4) => block_loop::<O, Plain<4>>(spec, first, last, trace, respond),
-        Some(5) => block_loop::<O, Plain<5>>(spec, first, last, trace, respond),
-        _ => block_loop::<O, Dynamic>(spec, first, last, trace, respond),
+        Some(0) => block_loop::<O, Plain<0>>(spec, first, last, trace, tally, respond),
+        Some(1) => block_loop::<O, Plain<1>>(spec, first, last, trace, tally, respond),
+        Some(2) => block_loop::<O, Plain<2>>(spec, first, last, trace, tally, respond),
+        Some(3) => block_loop::<O, Plain<3>>(spec, first, last, trace, tally, respond),
+        Some(4) => block_loop::<O, Plain<4>>(spec, first, last, trace, tally, respond),
+        Some(5) => block_loop::<O, Plain<5>>(spec, first, last, trace, tally, respond),
+        _ => block_loop::<O, Dynamic>(spec, first, last, trace, tally, respond),
     }
 }
 
-/// Clients `first..last` of `spec` one after another, `respond` answering each request; `K`
-/// what the loop knows of the rules ([`known`]).
+/// Clients `first..last` of `spec` one after another, counted into `tally` (empty, made for
+/// `spec`), `respond` answering each request; `K` what the loop knows of the rules
+/// ([`known`]).
 #[inline(never)]
 fn block_loop<O: Observer, K: Known>(
     spec: &RunSpec,
     first: u32,
     last: u32,
     trace: O,
+    tally: &mut Tally,
     mut respond: impl FnMut(SimTime, u32) -> Response,
-) -> Tally {
-    let mut tally = spec.new_tally();
-    let mut run: Run<Windows, O, K> = Run::new(spec, first, last - first, &mut tally, trace);
+) {
+    let mut run: Run<Windows, O, K> = Run::new(spec, first, last - first, tally, trace);
     let mut seeds = ClientSeeds::starting_at(spec.seed, u64::from(first));
     for id in first..last {
         let mut client: Client<SimDuration, Single> = run.start(id, seeds.next_rng());
@@ -885,7 +925,6 @@ fn block_loop<O: Observer, K: Known>(
         }
     }
     run.finish();
-    tally
 }
 
 #[cfg(test)]
@@ -960,6 +999,40 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn a_run_into_a_used_tally_counts_what_a_fresh_run_does() {
+        // A tally of a longer run at a finer bin (15 000 windows, its clients more), then one block's runs of every strategy into it, one after another: each the
+        // same tally as the run on its own, and the first run's buffers kept throughout.
+        let mut first = spec(Strategy::Exponential, 40, None);
+        first.bin = SimDuration::from_millis(1);
+        let mut tally = simulate(&first, Path::Auto);
+        assert_eq!(tally.retries.len(), 15_001);
+        let held = tally.capacity_bytes();
+        for strategy in Strategy::ALL {
+            for recover in [None, Some(SimTime(5_000_000_000))] {
+                let s = spec(strategy, CLIENTS_PER_BLOCK.min(10), recover);
+                let (next, overload) = simulate_all_in(&s, Path::Auto, tally);
+                assert!(overload.is_none());
+                assert_eq!(
+                    next,
+                    simulate(&s, Path::Auto),
+                    "{strategy} recover {recover:?}"
+                );
+                assert!(
+                    next.capacity_bytes() >= held,
+                    "{strategy} recover {recover:?}"
+                );
+                tally = next;
+            }
+        }
+        // A run the shortcut does not take (more than a block) is simulate_all's.
+        let s = spec(Strategy::Fixed, CLIENTS_PER_BLOCK + 1, None);
+        assert_eq!(
+            simulate_all_in(&s, Path::Auto, tally).0,
+            simulate(&s, Path::Auto)
+        );
     }
 
     fn fixed_window(

@@ -13,8 +13,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use serde::ser::{self, Impossible, Serialize};
 
 use crate::config::Scenario;
-use crate::engine::{simulate_all, RunSpec};
-use crate::metrics::Summary;
+use crate::engine::{simulate_all_in, RunSpec};
+use crate::metrics::{Summary, Tally};
 use crate::overload::CallLoopResult;
 use crate::report::call_metric_values;
 use crate::rng::LabelHash;
@@ -115,7 +115,15 @@ struct Cell {
     prefix: Vec<u8>,
     /// The hash of the seed label's cell part.
     label: LabelHash,
+    /// The last row's tally, kept for the next row's run to count into when it holds at
+    /// most [`KEPT_TALLY_BYTES`] ([`simulate_all_in`]).
+    spare: Option<Tally>,
 }
+
+/// The most a cell keeps of a row's tally for its next row: the buffers of a run's three
+/// histograms over about ten thousand windows. A row that grew more returns it, so what a worker
+/// holds between rows is never more than a row of its cell held while it ran.
+const KEPT_TALLY_BYTES: usize = 256 * 1024;
 
 /// A worker's copy of what its current cell's rows share (see the module documentation):
 /// start one per worker (`Default`) and pass it to each row the worker runs.
@@ -181,6 +189,7 @@ impl Plan {
                 parameters,
                 prefix,
                 label,
+                spare: None,
             }));
         }
         let cell = cache.cell.as_deref_mut().expect("filled above");
@@ -205,7 +214,11 @@ impl Plan {
     ) -> Result<(), SweepError> {
         cell.spec.seed = seed;
         let scenario = &cell.scenario;
-        let (tally, calls) = simulate_all(&cell.spec, scenario.path);
+        let spare = cell
+            .spare
+            .take()
+            .unwrap_or_else(|| Tally::new(cell.spec.bin));
+        let (tally, calls) = simulate_all_in(&cell.spec, scenario.path, spare);
         let outgrown = calls
             .as_ref()
             .and_then(|c| c.outgrown)
@@ -219,6 +232,9 @@ impl Plan {
         }
         let mut summary = Summary::with_attempts(&tally, scenario.server.is_occ());
         summary.attempts = self.attempts.then_some(summary.requests);
+        if tally.capacity_bytes() <= KEPT_TALLY_BYTES {
+            cell.spare = Some(tally);
+        }
         // The tab counts go in their own columns, after the call loop's, in every row.
         let tabs = [
             summary.hidden_clients.take(),
