@@ -1003,8 +1003,9 @@ mod tests {
 
     #[test]
     fn a_run_into_a_used_tally_counts_what_a_fresh_run_does() {
-        // A tally of a longer run at a finer bin (15 000 windows, its clients more), then one block's runs of every strategy into it, one after another: each the
-        // same tally as the run on its own, and the first run's buffers kept throughout.
+        // A tally of a longer run at a finer bin (15 000 windows, its clients more), then one
+        // block's runs of every strategy into it, one after another: each the same tally as
+        // the run on its own, and the first run's buffers kept throughout.
         let mut first = spec(Strategy::Exponential, 40, None);
         first.bin = SimDuration::from_millis(1);
         let mut tally = simulate(&first, Path::Auto);

@@ -92,6 +92,13 @@ const DIRECTORY_MIN: usize = 1024;
 /// the blocks, not the span.
 const DIRECTORY_PER_BLOCK: usize = 4;
 
+/// `v`'s buffer, emptied, leaving `v` without one.
+fn emptied<T>(v: &mut Vec<T>) -> Vec<T> {
+    let mut kept = std::mem::take(v);
+    kept.clear();
+    kept
+}
+
 /// Arrivals counted per window of `bin`, in memory that follows the non-empty windows, never
 /// the simulated span: the first [`DENSE_WINDOWS`] windows in a vector grown as far as they
 /// are used, later ones in blocks of [`BLOCK_WINDOWS`] allocated only when they receive a
@@ -154,15 +161,12 @@ impl Histogram {
     /// Empties this histogram and gives it windows of `bin` and no block limit, as
     /// [`Histogram::new`] makes one, keeping its buffers' memory to count into again.
     pub fn clear(&mut self, bin: SimDuration) {
-        self.windows = Windows::new(bin);
-        self.dense.clear();
-        self.arena.clear();
-        self.directory.clear();
-        self.beyond.clear();
-        self.last_block = usize::MAX;
-        self.last_slot = 0;
-        self.block_limit = usize::MAX;
-        self.outgrown = false;
+        *self = Histogram {
+            dense: emptied(&mut self.dense),
+            arena: emptied(&mut self.arena),
+            directory: emptied(&mut self.directory),
+            ..Histogram::new(bin)
+        };
     }
 
     /// Bytes held by this histogram's buffers, used or not (its ordered map's entries at
