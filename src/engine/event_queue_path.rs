@@ -1,0 +1,79 @@
+//! The herd's general path: every attempt of every client through one [`EventQueue`] in time
+//! order, so that a server whose answers depend on other clients' requests sees them in the
+//! order they happen.
+
+use crate::metrics::{Tally, WindowCursor};
+use crate::rng::ClientSeeds;
+use crate::time::{SimDuration, SimTime};
+use crate::trace::{NoTrace, Observer};
+
+use super::client::{Client, Exchange, NoWait, PreviousWait, ReadWrite, Single};
+use super::herd_run::Run;
+use super::{Event, EventQueue, RunSpec};
+
+/// The general path: one queue, every request in time order (FIFO among equal times).
+pub fn simulate_event_queue(spec: &RunSpec) -> Tally {
+    event_queue_observed(spec, NoTrace)
+}
+
+pub(super) fn event_queue_observed<O: Observer>(spec: &RunSpec, trace: O) -> Tally {
+    let occ = spec.server.reads_before_writing();
+    match (spec.policy.strategy.reads_previous_wait(), occ) {
+        (true, false) => event_queue_loop::<SimDuration, Single, O>(spec, trace),
+        (false, false) => event_queue_loop::<NoWait, Single, O>(spec, trace),
+        (true, true) => event_queue_loop::<SimDuration, ReadWrite, O>(spec, trace),
+        (false, true) => event_queue_loop::<NoWait, ReadWrite, O>(spec, trace),
+    }
+}
+
+/// [`simulate_event_queue`] with clients that keep their previous wait in `W` and make
+/// attempts of the shape `X`.
+fn event_queue_loop<W: PreviousWait, X: Exchange, O: Observer>(spec: &RunSpec, trace: O) -> Tally {
+    let mut tally = spec.new_tally();
+    let mut server = spec.server.clone();
+    server.prepare(spec.clients);
+    let mut run: Run<WindowCursor, O> = Run::new(spec, 0, spec.clients, &mut tally, trace);
+    let mut seeds = ClientSeeds::starting_at(spec.seed, 0);
+    let mut queue: EventQueue<Client<W, X>> = EventQueue::new();
+    if X::FIRST_AT_ZERO {
+        // Every first request is at t = 0, before anything the answers schedule (FIFO), so
+        // they are answered here in client order instead of being queued: the same order the
+        // queue would give, without holding all of them in memory at once.
+        for id in 0..spec.clients {
+            let mut client: Client<W, X> = run.start(id, seeds.next_rng());
+            let response = client.exchange.respond(&mut server, SimTime::ZERO, id);
+            if let Some(next) = run.answer(SimTime::ZERO, &mut client, response) {
+                queue.push(Event {
+                    time: next,
+                    item: client,
+                });
+            }
+        }
+    } else {
+        // Every client sends its first attempt at t = 0, in client order; each reaches the
+        // server after its own network delays.
+        for id in 0..spec.clients {
+            let mut client: Client<W, X> = run.start(id, seeds.next_rng());
+            let time = client
+                .exchange
+                .send(SimTime::ZERO, &spec.network, &mut client.rng);
+            queue.push(Event { time, item: client });
+        }
+    }
+    while let Some(Event {
+        time,
+        item: mut client,
+    }) = queue.pop()
+    {
+        let response = client.exchange.respond(&mut server, time, client.id);
+        if let Some(next) = run.answer(time, &mut client, response) {
+            queue.push(Event {
+                time: next,
+                item: client,
+            });
+        }
+    }
+    run.finish();
+    tally.window_starts = server.window_starts();
+    tally
+}
