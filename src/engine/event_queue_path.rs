@@ -13,23 +13,28 @@ use super::{Event, EventQueue, RunSpec};
 
 /// The general path: one queue, every request in time order (FIFO among equal times).
 pub fn simulate_event_queue(spec: &RunSpec) -> Tally {
-    event_queue_observed(spec, NoTrace)
+    event_queue_observed(spec, NoTrace, spec.new_tally())
 }
 
-pub(super) fn event_queue_observed<O: Observer>(spec: &RunSpec, trace: O) -> Tally {
+/// [`simulate_event_queue`], telling `trace` every attempt and counting into `tally` (empty,
+/// made for `spec`: [`RunSpec::new_tally`], or an earlier run's emptied).
+pub(super) fn event_queue_observed<O: Observer>(spec: &RunSpec, trace: O, tally: Tally) -> Tally {
     let occ = spec.server.reads_before_writing();
     match (spec.policy.strategy.reads_previous_wait(), occ) {
-        (true, false) => event_queue_loop::<SimDuration, Single, O>(spec, trace),
-        (false, false) => event_queue_loop::<NoWait, Single, O>(spec, trace),
-        (true, true) => event_queue_loop::<SimDuration, ReadWrite, O>(spec, trace),
-        (false, true) => event_queue_loop::<NoWait, ReadWrite, O>(spec, trace),
+        (true, false) => event_queue_loop::<SimDuration, Single, O>(spec, trace, tally),
+        (false, false) => event_queue_loop::<NoWait, Single, O>(spec, trace, tally),
+        (true, true) => event_queue_loop::<SimDuration, ReadWrite, O>(spec, trace, tally),
+        (false, true) => event_queue_loop::<NoWait, ReadWrite, O>(spec, trace, tally),
     }
 }
 
 /// [`simulate_event_queue`] with clients that keep their previous wait in `W` and make
-/// attempts of the shape `X`.
-fn event_queue_loop<W: PreviousWait, X: Exchange, O: Observer>(spec: &RunSpec, trace: O) -> Tally {
-    let mut tally = spec.new_tally();
+/// attempts of the shape `X`, counted into `tally`.
+fn event_queue_loop<W: PreviousWait, X: Exchange, O: Observer>(
+    spec: &RunSpec,
+    trace: O,
+    mut tally: Tally,
+) -> Tally {
     let mut server = spec.server.clone();
     server.prepare(spec.clients);
     let mut run: Run<WindowCursor, O> = Run::new(spec, 0, spec.clients, &mut tally, trace);

@@ -87,21 +87,24 @@ pub fn simulate_all(spec: &RunSpec, path: Path) -> (Tally, Option<crate::series:
 }
 
 /// [`simulate_all`] counting into `tally`, a tally of an earlier run (of any spec), emptied
-/// first, when `spec` is a herd of independent clients that fits one block: a worker that runs
-/// small runs one after another then grows its histograms once instead of every run (merging
-/// one block into an empty tally, as [`simulate_independent`] does, adds nothing to it). Any
-/// other run is [`simulate_all`]'s, and `tally` is dropped.
+/// first, so that a worker that runs small runs one after another grows its histograms once
+/// instead of every run: on the event queue, and on the independent path for a herd that fits
+/// one block (merging one block into an empty tally, as [`simulate_independent`] does, adds
+/// nothing to it). Any other run (more blocks, browser tabs) is [`simulate_all`]'s, and
+/// `tally` is dropped.
 pub fn simulate_all_in(
     spec: &RunSpec,
     path: Path,
     tally: Tally,
 ) -> (Tally, Option<crate::series::OverloadTally>) {
-    let one_block = (1..=CLIENTS_PER_BLOCK).contains(&spec.clients);
-    if one_block
-        && !spec.uses_call_loop()
-        && !spec.browser.is_active()
-        && takes_independent(spec, path)
-    {
+    if spec.uses_call_loop() || spec.browser.is_active() {
+        return simulate_all(spec, path);
+    }
+    if !takes_independent(spec, path) {
+        let tally = spec.reuse_tally(tally);
+        return (event_queue_observed(spec, NoTrace, tally), None);
+    }
+    if (1..=CLIENTS_PER_BLOCK).contains(&spec.clients) {
         let mut tally = spec.reuse_tally(tally);
         simulate_block(spec, 0, spec.clients, NoTrace, &mut tally);
         return (tally, None);
@@ -165,7 +168,7 @@ fn simulate_herd<O: Observer>(spec: &RunSpec, path: Path, trace: O) -> Tally {
             |first, last, trace| new_block(spec, first, last, trace),
             |first, last, part| new_block(spec, first, last, part),
         ),
-        (false, false, _) => event_queue_observed(spec, trace),
+        (false, false, _) => event_queue_observed(spec, trace, spec.new_tally()),
         (true, true, false) => browser::herd::simulate_independent(spec),
         (true, true, true) => browser::herd::independent_in_order(spec, trace),
         (false, true, _) => browser::herd::simulate_event_queue_observed(spec, trace),

@@ -79,30 +79,34 @@ fn both_paths_agree_for_every_strategy() {
 
 #[test]
 fn a_run_into_a_used_tally_counts_what_a_fresh_run_does() {
-    // A tally of a longer run at a finer bin (15 000 windows, its clients more), then one
-    // block's runs of every strategy into it, one after another: each the same tally as
-    // the run on its own, and the first run's buffers kept throughout.
+    // A tally of a longer run at a finer bin (15 000 windows, its clients more), then small
+    // runs of every strategy into it, one after another, on each path (the event queue, and
+    // the independent path's one block), and a limiter's herd whose clients interact: each
+    // the same tally as the run on its own, and the first run's buffers kept throughout (a
+    // run given a new tally would hold a small fraction of them).
     let mut first = spec(Strategy::Exponential, 40, None);
     first.bin = SimDuration::from_millis(1);
     let mut tally = simulate(&first, Path::Auto);
     assert_eq!(tally.retries.len(), 15_001);
     let held = tally.capacity_bytes();
+    let mut runs = Vec::new();
     for strategy in Strategy::ALL {
         for recover in [None, Some(SimTime(5_000_000_000))] {
-            let s = spec(strategy, CLIENTS_PER_BLOCK.min(10), recover);
-            let (next, overload) = simulate_all_in(&s, Path::Auto, tally);
-            assert!(overload.is_none());
-            assert_eq!(
-                next,
-                simulate(&s, Path::Auto),
-                "{strategy} recover {recover:?}"
-            );
-            assert!(
-                next.capacity_bytes() >= held,
-                "{strategy} recover {recover:?}"
-            );
-            tally = next;
+            for path in [Path::Independent, Path::EventQueue] {
+                runs.push((spec(strategy, CLIENTS_PER_BLOCK.min(10), recover), path));
+            }
         }
+    }
+    let mut limited = spec(Strategy::Exponential, 10, None);
+    limited.server = fixed_window(3, 1, Store::Precise, HeaderStyle::WholeSeconds, 10);
+    runs.push((limited, Path::Auto));
+    for (s, path) in runs {
+        let what = format!("{} against {:?} on {path:?}", s.policy.strategy, s.server);
+        let (next, overload) = simulate_all_in(&s, path, tally);
+        assert!(overload.is_none());
+        assert_eq!(next, simulate(&s, path), "{what}");
+        assert!(next.capacity_bytes() >= held, "{what}");
+        tally = next;
     }
     // A run the shortcut does not take (more than a block) is simulate_all's.
     let s = spec(Strategy::Fixed, CLIENTS_PER_BLOCK + 1, None);
