@@ -88,6 +88,14 @@
 //!   --quiet --out FILE`, N = 3000 less N = 1000 over 2000 rows: 98 717 instructions a row
 //!   before, 91 016 after (0.92x). The independent path's rows by the same count (`--clients
 //!   10`): 15 199 before and after.
+//! - the call loop's rows take a new tally still: counting them into the last one cost more
+//!   than it saved. A sweep's call loop folds its windows as they close, so its tally's
+//!   histograms stay empty and only the clients' finishes (one small vector) are kept; by the
+//!   same count on `herd-sim sweep --config loop.toml --seeds N --threads 1` (`SMALL_LOOP`
+//!   below as the file), N = 600 less N = 200 over 400 rows, 1 168 463 instructions a row
+//!   with a new tally, 1 169 104 into the last one (1.0005x): the call loop's function saved
+//!   600 a row, emptying the tally and handing it down cost 1 320 (`Tally::clear_for_clients`
+//!   making a new tally, its three histograms cleared and swapped in, the tally's copies).
 //!
 //! Run: cargo bench --features bench --bench sweep -- --warm-up-time 1 --measurement-time 3
 
