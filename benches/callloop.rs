@@ -3,6 +3,9 @@
 //! Exp(100 ms) (80 % busy, first come first served, unlimited queue), a 1 s timeout, up to 3
 //! full-jitter retries (base 1 s, cap 30 s), no network delay; 10^6 attempts (12 500 s).
 //! - `engine`: herd-sim's call loop ([`simulate_calls`]), everything it counts.
+//! - `engine_figures`: the same run writing figures only, as a sweep's row or a table report
+//!   runs it: its windows folded, so, with no trigger to judge recovery after, none recorded.
+//!   Checked here to count what `engine` counts, its rows aside.
 //! - `reference`: a minimal program of the same model written for speed
 //!   (`common/callloop_reference.rs`): the limit. Checked here to give the same numbers.
 //!   Since this round it has no general event queue (a lane for each kind of event: the
@@ -115,6 +118,34 @@
 //! (1 265 an attempt, -2.6 %); the reference's `run` 658.9 M (659): 1.92× the reference's
 //! instructions, against the 1.5× wanted (about 990 an attempt).
 //!
+//! Then what a run records, by what reads it (`engine::calls::windows`, a type parameter of
+//! the loop): a run that writes figures only (a sweep's row, and so the tuner's and the
+//! boundary search's; a table report) folds its windows, and now records only what its
+//! figures read. Without a trigger to judge recovery after (its verdict is none whatever its
+//! windows say) it records no window: none counted into, tested for its end or closed, and
+//! no completion's window found for the tally, which folds. With one, its windows are folded
+//! into the verdict without their latencies (no figure reads a folded window's p50 or p99).
+//! In the bench's own build, callgrind over its setup as above, on main just before (after
+//! the queue's chunked store, 1 279.1 M): `engine` 1 279.5 M after (the queue's pop, refill
+//! and small sort now inlined into each of the loop's instances: left to the compiler, a
+//! second instance put them out of line and cost the full run 18 an attempt), and
+//! `engine_figures` 1 170.5 M (1 171 an attempt, -8.5 %): 1.78× the reference's 658.9 M, the
+//! reference computing no more than it does. On the bench binary's `target/release/herd-sim`
+//! (`run_calls` inclusive, the command above at `--duration 12500s`, every output byte the
+//! same): `--format table` 1 288.7 M to 1 200.4 M (-6.9 %; the in-flight guard on, as every
+//! plain run has it); with `--outage 12499s..12500s` (a trigger: folded, without latencies)
+//! 1 304.4 M to 1 236.9 M (-5.2 %).
+//!
+//! What separates `engine_figures` from the reference is then the work of each attempt, by
+//! the same count of that instance (an attempt): the general queue (120 on its own lines),
+//! the known answers' ends in their heap, reached one by one (`reach` 135 besides the
+//! success), the admission with the workers' heap (`admit_known` 182), the success's
+//! accounting (`succeeded` 106: the tally's finishes and the call slot besides the
+//! reference's sketch and sum), the send's own work (208 with the demand's draw, the log
+//! aside). The ends cannot be counted at the admission as the reference counts them: the
+//! in-flight guard of every plain run and sweep row judges the call slots and the requests
+//! in the server as they are at each start.
+//!
 //! Tried and not kept: the processes' next starts beside the queue instead of in it, with
 //! the queue's tie rule kept exactly (an event pushed into the queue at the very time of a
 //! pending start first moves that start into the queue; on a tie the queue goes first). As
@@ -201,6 +232,20 @@ fn bench(c: &mut Criterion) {
         },
         "the reference loop must give the call loop's numbers"
     );
+    // The same run writing figures only, as a sweep's row or a table report runs it: its
+    // windows folded, and with no trigger to judge recovery after, none recorded. Every
+    // total the same; no row kept.
+    let mut figures_spec = spec.clone();
+    figures_spec.overload.keep_windows = false;
+    let (_, figures_only) = simulate_calls(&figures_spec);
+    assert_eq!(
+        figures_only,
+        herd_sim::series::OverloadTally {
+            rows: Vec::new(),
+            ..totals.clone()
+        },
+        "a run writing figures only must count what the full run counts"
+    );
     println!(
         "callloop: {} calls, {} attempts, {} timed out, {:.2} events an attempt",
         totals.calls,
@@ -212,6 +257,9 @@ fn bench(c: &mut Criterion) {
     group.sample_size(10);
     group.throughput(Throughput::Elements(totals.attempts));
     group.bench_function("engine", |b| b.iter(|| simulate_calls(&spec).1.attempts));
+    group.bench_function("engine_figures", |b| {
+        b.iter(|| simulate_calls(&figures_spec).1.attempts)
+    });
     group.bench_function("reference", |b| b.iter(|| reference::run(&limit).attempts));
     // The peer is timed by itself (its `wall_s`: the simulation, not the interpreter's start),
     // as the two loops above are timed without the process around them.

@@ -312,8 +312,9 @@ impl<T: Copy> EventQueue<T> {
         block
     }
 
-    /// Removes and returns the earliest event (FIFO among equal times).
-    #[inline]
+    /// Removes and returns the earliest event (FIFO among equal times). Inlined into each
+    /// instance of a loop that pops, with the refill below.
+    #[inline(always)]
     pub fn pop(&mut self) -> Option<Event<T>> {
         if self.lane_front < self.lane.len() {
             return Some(self.pop_now());
@@ -373,7 +374,9 @@ impl<T: Copy> EventQueue<T> {
     }
 
     /// Forms the next run from the lowest buckets. Called only when the run is used up and
-    /// something is pending.
+    /// something is pending. Inlined (the call loop has an instance for each way it records
+    /// its windows, and a call to it cost more than the refill's own work there).
+    #[inline(always)]
     fn refill(&mut self) {
         self.run.clear();
         self.front = 0;
@@ -403,8 +406,8 @@ impl<T: Copy> EventQueue<T> {
     /// Every event of a level-`level` bucket shares all bytes from `level` up, so its time
     /// below them and its position in the bucket pack into one distinct `u64` key: sorting the
     /// keys (small integers, no stability needed) and then gathering the events moves each
-    /// event once, instead of shifting it about in a stable sort.
-    #[inline]
+    /// event once, instead of shifting it about in a stable sort. Inlined, as `refill`.
+    #[inline(always)]
     fn sort_into_run(&mut self, level: usize, bucket: Bucket) {
         if bucket.len <= SHORT {
             // One block, a few events (the usual bucket when few events are pending): sorted

@@ -56,7 +56,7 @@ impl DeadlinePropagation {
     }
 }
 
-impl<O: Observer> super::Loop<'_, O> {
+impl<O: Observer, W: super::windows::Windows> super::Loop<'_, O, W> {
     /// A worker takes `job` at `now` for `service`: served (its completion scheduled), or,
     /// with deadline propagation, dropped when its deadline cannot be met (the worker freed
     /// after the check's cost).

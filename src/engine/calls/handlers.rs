@@ -10,11 +10,12 @@ use crate::time::{SimDuration, SimTime};
 use crate::trace::{Attempt, Next, Observer, Outcome as Ended};
 use crate::workload::Arrivals;
 
+use super::windows::Windows;
 use super::{header, unheader, Answer, Call, Ev, Loop, Phase};
 use crate::engine::browser::Reading;
 use crate::engine::Event;
 
-impl<O: Observer> Loop<'_, O> {
+impl<O: Observer, W: Windows> Loop<'_, O, W> {
     pub(super) fn in_system(&self) -> u64 {
         if let Some(known) = &self.known {
             return known.in_system;

@@ -34,6 +34,7 @@ use crate::server::{CapacityRule, Job, Server, Timeline};
 use crate::time::{SimDuration, SimTime};
 use crate::trace::Observer;
 
+use super::windows::Windows;
 use super::Loop;
 
 /// The end takes its request out of the server.
@@ -68,7 +69,7 @@ impl KnownAnswers {
     }
 }
 
-impl<O: Observer> Loop<'_, O> {
+impl<O: Observer, W: Windows> Loop<'_, O, W> {
     /// Whether this run's server answers at arrival and nothing else needs its events.
     pub(super) fn answers_known(&self) -> bool {
         let overload = &self.spec.overload;
@@ -99,7 +100,11 @@ impl<O: Observer> Loop<'_, O> {
         let Some(known) = &mut self.known else {
             unreachable!("answers are known")
         };
-        let window = known.completions.window_of(done);
+        // A tally that folds its windows counts no served request in one.
+        if W::MAY_KEEP && self.tally.retries_folded.is_none() {
+            let window = known.completions.window_of(done);
+            self.tally.answer_in_window(window, true);
+        }
         let answered = done + SimDuration(job.back);
         let call = &self.calls[job.call as usize];
         let in_time = call.attempt == job.attempt
@@ -109,7 +114,6 @@ impl<O: Observer> Loop<'_, O> {
                 .overload
                 .timeout
                 .is_none_or(|timeout| answered < call.sent + timeout);
-        self.tally.answer_in_window(window, true);
         self.served_at(job.server);
         if !in_time {
             self.totals.late += 1;

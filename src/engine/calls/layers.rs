@@ -47,6 +47,7 @@ use crate::policy::{Backoff, Decision, Hints, JitterOrder, Policy, RetryChance};
 use crate::time::{SimDuration, SimTime};
 use crate::trace::{Attempt, Next, Observer, Outcome as Ended};
 
+use super::windows::Windows;
 use super::{Ev, Loop};
 
 /// One layer above the run's own policy.
@@ -304,7 +305,7 @@ pub struct LayerCount {
     pub attempts: u64,
 }
 
-impl<O: Observer> Loop<'_, O> {
+impl<O: Observer, W: Windows> Loop<'_, O, W> {
     /// A whole call starts in `slot`: every outer layer's call starts, outermost first.
     /// False when one of their controls rejects it (the call then goes on as that layer's
     /// failed call: [`Self::outer_retry`] has been asked) or its throttle delays it.

@@ -28,6 +28,12 @@
 //! server and when its answer is read are reached in time order between events instead
 //! (`known`), the series' windows closing at them as they closed at the events.
 //!
+//! **Windows recorded** (`windows`): every window of the series kept, with the tally's
+//! histograms, for a report that writes them; for a run that writes figures only, folded
+//! into the recovery verdict without their latencies, or none at all when it has no trigger
+//! to judge recovery after. Which is a type parameter of the loop: the same loop, compiled
+//! without the work its run does not read.
+//!
 //! **Ties** (the queue's rule, FIFO by scheduling order): events at one time are handled in
 //! the order they were scheduled. So a timeout, scheduled when the attempt was sent, comes
 //! before an answer due at the same instant, which was scheduled later: an answer must arrive
@@ -79,6 +85,7 @@ mod tab_tests;
 mod tabs;
 #[cfg(test)]
 mod tests;
+mod windows;
 
 pub use closed::ClosedLoop;
 pub use deadline::DeadlinePropagation;
@@ -91,13 +98,14 @@ use crate::metrics::WindowFold;
 use crate::metrics::{Tally, WindowCursor};
 use crate::policy::control::{Outcome, RunControls};
 use crate::rng::{ClientRng, ClientSeeds};
-use crate::series::{OverloadTally, Recovery, SeriesBuilder, Sketch};
+use crate::series::{OverloadTally, SeriesBuilder, Sketch};
 use crate::server::{Job, Server};
 use crate::time::{SimDuration, SimTime};
 use crate::trace::{NoTrace, Observer};
 use crate::workload::{Arrivals, Dist};
 
 use super::{Event, EventQueue, RunSpec};
+use windows::{Folded, NoWindows, Windows};
 
 /// Where an attempt is, as far as a cancelling server needs to know.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -220,7 +228,7 @@ fn unheader(n: u64) -> Option<SimDuration> {
     (n != NONE).then_some(SimDuration(n))
 }
 
-struct Loop<'a, O = NoTrace> {
+struct Loop<'a, O = NoTrace, W = SeriesBuilder> {
     spec: &'a RunSpec,
     /// The servers: one, or a pool's ([`crate::server::Pool`]).
     servers: Vec<Server>,
@@ -237,7 +245,8 @@ struct Loop<'a, O = NoTrace> {
     tally: Tally,
     windows: WindowCursor,
     totals: OverloadTally,
-    series: SeriesBuilder,
+    /// The series' windows, or none when nothing the run writes reads them ([`windows`]).
+    series: W,
     sketch: Sketch,
     /// The service demand is drawn only for a capacity server.
     service: Option<Dist>,
@@ -293,19 +302,35 @@ pub fn simulate_calls(spec: &RunSpec) -> (Tally, OverloadTally) {
 /// what follows.
 pub fn simulate_calls_observed<O: Observer>(spec: &RunSpec, trace: O) -> (Tally, OverloadTally) {
     if O::ON {
-        return run_calls(spec, trace, false).expect("a run on the server's own events ends");
+        return run_calls::<O, SeriesBuilder>(spec, trace, false)
+            .expect("a run on the server's own events ends");
     }
-    // An observer that sees nothing is no observer: the run may go without the server's
-    // events where its answers are known at arrival, and again with them if it must.
-    run_calls(spec, NoTrace, true)
-        .or_else(|| run_calls(spec, NoTrace, false))
+    let overload = &spec.overload;
+    if overload.keep_windows {
+        run_untraced::<SeriesBuilder>(spec)
+    } else if overload.trigger_end().is_some() {
+        run_untraced::<Folded>(spec)
+    } else {
+        run_untraced::<NoWindows>(spec)
+    }
+}
+
+/// An observer that sees nothing is no observer: the run may go without the server's events
+/// where its answers are known at arrival, and again with them if it must.
+fn run_untraced<W: Windows>(spec: &RunSpec) -> (Tally, OverloadTally) {
+    run_calls::<NoTrace, W>(spec, NoTrace, true)
+        .or_else(|| run_calls::<NoTrace, W>(spec, NoTrace, false))
         .expect("a run on the server's own events ends")
 }
 
 /// The call loop; with `known`, without the server's own events where its answers are known
 /// at arrival ([`known`]). `None` when the in-flight guard might have stopped such a run:
 /// it is then simulated again on the server's events.
-fn run_calls<O: Observer>(spec: &RunSpec, trace: O, known: bool) -> Option<(Tally, OverloadTally)> {
+fn run_calls<O: Observer, W: Windows>(
+    spec: &RunSpec,
+    trace: O,
+    known: bool,
+) -> Option<(Tally, OverloadTally)> {
     let overload = &spec.overload;
     let mut server = spec.server.clone();
     server.prepare(spec.clients);
@@ -319,28 +344,7 @@ fn run_calls<O: Observer>(spec: &RunSpec, trace: O, known: bool) -> Option<(Tall
         tally.retries_folded = Some(WindowFold::default());
     }
     let windows = tally.retries.cursor();
-    let hold = overload
-        .recovery_hold
-        .as_nanos()
-        .div_ceil(overload.series_bin.as_nanos());
     let trigger_end = overload.trigger_end();
-    // The end of the load is known before the run for Poisson arrivals (a herd's follows
-    // its last window: `Overload::verdict_end`).
-    let load_end = match &overload.arrivals {
-        Arrivals::Poisson(s) => Some(s.end),
-        Arrivals::Herd => None,
-    };
-    let recovery = Recovery::new(
-        overload.series_bin,
-        trigger_end.unwrap_or(SimTime::ZERO),
-        hold,
-        load_end,
-    );
-    let series = if overload.keep_windows {
-        SeriesBuilder::new(overload.series_bin, recovery)
-    } else {
-        SeriesBuilder::folding(overload.series_bin, recovery)
-    };
     let servers = vec![server; overload.pool.len() as usize];
     let mut run = Loop {
         spec,
@@ -354,7 +358,7 @@ fn run_calls<O: Observer>(spec: &RunSpec, trace: O, known: bool) -> Option<(Tall
         tally,
         windows,
         totals: OverloadTally::default(),
-        series,
+        series: W::start(overload),
         sketch: Sketch::new(),
         service,
         controls: RunControls::new(&spec.controls, spec.clients),
@@ -492,9 +496,12 @@ fn run_calls<O: Observer>(spec: &RunSpec, trace: O, known: bool) -> Option<(Tall
     // after its last trigger (a pool whose other servers served every call while one was
     // out): recovered by that trigger's end at the latest.
     let all_succeeded = totals.calls > 0 && totals.calls_succeeded == totals.calls;
-    totals.recovered_at = overload
-        .verdict_end(recovery.run_end())
-        .and_then(|end| recovery.at(end))
+    totals.recovered_at = recovery
+        .and_then(|recovery| {
+            overload
+                .verdict_end(recovery.run_end())
+                .and_then(|end| recovery.at(end))
+        })
         .or(trigger_end.filter(|_| all_succeeded));
     let mut tally = run.tally;
     tally.window_starts = match &run.servers[..] {

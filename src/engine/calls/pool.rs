@@ -10,6 +10,7 @@ use crate::server::{Balance, Server, ServerCount, ServerSeriesBuilder, ServerWin
 use crate::time::SimTime;
 use crate::trace::Observer;
 
+use super::windows::Windows;
 use super::Loop;
 
 /// A run's balancer and per-server figures.
@@ -37,7 +38,7 @@ impl PoolRun {
     }
 }
 
-impl<O: Observer> Loop<'_, O> {
+impl<O: Observer, W: Windows> Loop<'_, O, W> {
     /// Whether server `k` is out at `t`: in one of the run's outages or its own.
     #[inline]
     pub(super) fn out_at(&self, t: SimTime, k: u32) -> bool {

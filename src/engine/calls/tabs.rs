@@ -9,10 +9,11 @@
 use crate::engine::browser::Timer;
 use crate::time::SimTime;
 
+use super::windows::Windows;
 use super::{Ev, Loop};
 use crate::trace::Observer;
 
-impl<O: Observer> Loop<'_, O> {
+impl<O: Observer, W: Windows> Loop<'_, O, W> {
     /// The retry timer of the call in `slot` is due at `now`: sent now, at the hidden tab's
     /// throttled wake-up, or paused until the tab is visible.
     pub(super) fn timer_due(&mut self, now: SimTime, slot: u32) {

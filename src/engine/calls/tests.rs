@@ -479,3 +479,106 @@ fn aws_adaptive_stays_off_against_a_flaky_server() {
     assert_eq!(simulate_calls(&s), free);
     assert!(free.1.refused > 100);
 }
+
+#[test]
+fn a_run_recording_fewer_windows_counts_what_one_recording_all_counts() {
+    // Runs that fold their windows: known answers (Poisson against an unlimited FIFO queue),
+    // the server's own events (a limited LIFO queue shedding, a herd), a flaky server over a
+    // network, a retry budget; each without a trigger (no window recorded) and with an
+    // outage (windows folded into the verdict without their latencies). Every total and
+    // tally figure equals that of the same run folding every window with its latencies, and
+    // of the run keeping its windows but for its rows.
+    let poisson = |s: &mut RunSpec| {
+        s.overload.arrivals = Arrivals::Poisson(RateSchedule {
+            base: 20.0,
+            spikes: Vec::new(),
+            end: SimTime(60 * S),
+        });
+        s.overload.timeout = Some(SimDuration::from_millis(300));
+    };
+    let exp = Dist::Exp(SimDuration::from_millis(70));
+    let mut known = spec(
+        6,
+        CapacityRule {
+            workers: Some(3),
+            service: exp,
+            ..CapacityRule::default()
+        },
+        Strategy::FullJitter,
+        3,
+    );
+    poisson(&mut known);
+    let mut shedding = spec(
+        6,
+        CapacityRule {
+            workers: Some(2),
+            service: exp,
+            queue: Some(3),
+            order: QueueOrder::Lifo,
+            ..CapacityRule::default()
+        },
+        Strategy::Exponential,
+        4,
+    );
+    poisson(&mut shedding);
+    let mut herd = shedding.clone();
+    herd.clients = 300;
+    herd.overload.arrivals = Arrivals::Herd;
+    let mut flaky = spec(9, CapacityRule::default(), Strategy::Naive, 3);
+    flaky.server = Server::Flaky(crate::server::Flaky::new(0.4));
+    flaky.overload.network = Some(NetworkDelay::Fixed(SimDuration::from_millis(10)));
+    poisson(&mut flaky);
+    let mut budgeted = known.clone();
+    budgeted.controls.budget = crate::policy::control::Budget::parse("token-bucket").unwrap();
+    let mut verdicts = 0;
+    for (name, plain) in [
+        ("known", known),
+        ("shedding", shedding),
+        ("herd", herd),
+        ("flaky", flaky),
+        ("budgeted", budgeted),
+    ] {
+        let mut triggered = plain.clone();
+        triggered.overload.triggers = Triggers {
+            outages: vec![(SimTime(20 * S), SimTime(22 * S))],
+            degrades: Vec::new(),
+        };
+        for (mut s, trigger) in [(plain, false), (triggered, true)] {
+            let name = format!("{name}, trigger {trigger}");
+            let (full_tally, full) = simulate_calls(&s);
+            s.overload.keep_windows = false;
+            let (tally, totals) = run_untraced::<SeriesBuilder>(&s);
+            let fewer = match trigger {
+                false => run_untraced::<windows::NoWindows>(&s),
+                true => run_untraced::<windows::Folded>(&s),
+            };
+            assert_eq!((&fewer.0, &fewer.1), (&tally, &totals), "{name}");
+            assert_eq!(simulate_calls(&s), fewer, "{name}");
+            assert!(
+                totals.calls > 100 && totals.attempts > totals.calls,
+                "{name}"
+            );
+            assert!(!full.rows.is_empty() && totals.rows.is_empty(), "{name}");
+            assert_eq!(totals.trigger_end.is_some(), trigger, "{name}");
+            verdicts += u32::from(totals.recovered_at.is_some());
+            assert_eq!(
+                totals,
+                OverloadTally {
+                    rows: Vec::new(),
+                    ..full
+                },
+                "{name}"
+            );
+            assert_eq!(
+                (tally.requests, tally.completed, tally.last_finish),
+                (
+                    full_tally.requests,
+                    full_tally.completed,
+                    full_tally.last_finish
+                ),
+                "{name}"
+            );
+        }
+    }
+    assert!(verdicts > 0, "some runs recovered from their outage");
+}
