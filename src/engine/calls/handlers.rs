@@ -322,11 +322,10 @@ impl<O: Observer, W: Windows> Loop<'_, O, W> {
         self.out_at(now, job.server) || self.spec.overload.sticky.fails(job.process)
     }
 
-    /// What an arrival counts whatever its answer: a request, a retry in its window. Returns
-    /// the window.
+    /// What an arrival counts whatever its answer: a request, a retry in its window (found
+    /// only for a retry: an arrival whose answer is known counts nothing else in one).
     #[inline]
-    fn arrival_counts(&mut self, now: SimTime, job: &Job) -> usize {
-        let window = self.windows.window_of(now);
+    fn arrival_counts(&mut self, now: SimTime, job: &Job) {
         self.tally.requests += 1;
         if O::ON && job.attempt == self.calls[job.call as usize].attempt {
             self.traced.slots[job.call as usize].arrived = Some(now);
@@ -338,15 +337,17 @@ impl<O: Observer, W: Windows> Loop<'_, O, W> {
             }
         }
         if job.retry {
+            let window = self.windows.window_of(now);
             self.tally.retry_in_window(window);
             self.tally.first_retry = Some(self.tally.first_retry.map_or(now, |f| f.min(now)));
             self.tally.last_retry = Some(now);
         }
-        window
     }
 
     pub(super) fn arrive(&mut self, now: SimTime, job: Job) {
-        let window = self.arrival_counts(now, &job);
+        self.arrival_counts(now, &job);
+        // The window its answer is counted in, served or refused, at the server's events.
+        let window = self.windows.window_of(now);
         if self.refused_at(now, &job) {
             self.refuse(now, window, job, Hints::default(), false);
             return;
