@@ -346,16 +346,18 @@ impl<O: Observer, W: Windows> Loop<'_, O, W> {
 
     pub(super) fn arrive(&mut self, now: SimTime, job: Job) {
         self.arrival_counts(now, &job);
-        // The window its answer is counted in, served or refused, at the server's events.
-        let window = self.windows.window_of(now);
         if self.refused_at(now, &job) {
+            let window = self.windows.window_of(now);
             self.refuse(now, window, job, Hints::default(), false);
             return;
         }
         if self.known.is_some() {
+            // Counts its answer in its window where it is reached, if the tally keeps them.
             self.admit_known(now, job);
             return;
         }
+        // The window its answer is counted in, served or refused, at the server's events.
+        let window = self.windows.window_of(now);
         // Which refusals read as throttling: a shed or a limiter's 429, not a 503.
         let throttling = matches!(self.servers[0], Server::Capacity(_) | Server::Limited(_));
         let factor = self.factor_at(now, job.server);
