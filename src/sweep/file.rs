@@ -60,20 +60,27 @@ impl SweepFile {
                 message,
             })
         };
-        // Both formats go through JSON values: TOML tables map onto them one to one.
-        let mut root: serde_json::Map<String, serde_json::Value> = if json {
-            serde_json::from_str(text).map_err(|e| syntax(e.to_string()))?
+        // The scenario keys are read as a plain run reads them; only `[sweep]` goes through
+        // JSON values (TOML tables map onto them one to one). The scenario keys do not: JSON
+        // has no NaN or infinity, so `multiplier = nan` would become null, read as unset.
+        let (base, sweep) = if json {
+            let mut root: serde_json::Map<String, serde_json::Value> =
+                serde_json::from_str(text).map_err(|e| syntax(e.to_string()))?;
+            let sweep = root.remove("sweep");
+            let base: ScenarioFile = serde_json::from_value(serde_json::Value::Object(root))
+                .map_err(|e| syntax(e.to_string()))?;
+            (base, sweep)
         } else {
-            let table: toml::Table =
+            let mut table: toml::Table =
                 toml::from_str(text).map_err(|e| syntax(crate::config::toml_message(&e)))?;
-            serde_json::to_value(table)
-                .ok()
-                .and_then(|v| v.as_object().cloned())
-                .unwrap_or_default()
+            let sweep = table
+                .remove("sweep")
+                .map(|t| serde_json::to_value(t).unwrap_or_default());
+            let base: ScenarioFile = toml::Value::Table(table)
+                .try_into()
+                .map_err(|e| syntax(crate::config::toml_message(&e)))?;
+            (base, sweep)
         };
-        let sweep = root.remove("sweep");
-        let base: ScenarioFile = serde_json::from_value(serde_json::Value::Object(root))
-            .map_err(|e| syntax(e.to_string()))?;
         let mut file = SweepFile {
             base,
             ..Default::default()

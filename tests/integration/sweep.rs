@@ -287,6 +287,40 @@ fn bad_input_gets_one_clear_line_and_exit_2() {
 }
 
 #[test]
+fn a_non_finite_scenario_key_in_a_sweep_file_is_refused_as_a_plain_run_refuses_it() {
+    // TOML has nan and inf; a sweep file's scenario keys once went through JSON, which has
+    // neither, and came back unset: the sweep ran the default instead of refusing.
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("never.csv");
+    for (key, flag) in [
+        ("multiplier = nan", "--multiplier"),
+        ("retry_probability = inf", "--retry-probability"),
+        ("hidden = -inf", "--hidden"),
+    ] {
+        let config = dir.path().join("scenario.toml");
+        fs::write(&config, format!("{key}\n[sweep]\nclients = [10, 20]\n")).unwrap();
+        for command in [&["sweep"][..], &[]] {
+            let output = herd()
+                .args(command)
+                .arg("--config")
+                .arg(&config)
+                .arg("--out")
+                .arg(&out)
+                .output()
+                .unwrap();
+            let stderr = text(&output.stderr);
+            assert_eq!(output.status.code(), Some(2), "{command:?} {key}: {stderr}");
+            assert!(
+                stderr.starts_with("error: ") && stderr.contains(flag),
+                "{command:?} {key}: {stderr}"
+            );
+            assert_eq!(stderr.lines().count(), 1, "{key}: {stderr}");
+            assert!(!out.exists(), "{key} left a file");
+        }
+    }
+}
+
+#[test]
 fn an_unwritable_output_fails_before_simulating() {
     let dir = tempfile::tempdir().unwrap();
     let blocker = dir.path().join("a-file");
