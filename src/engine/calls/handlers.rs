@@ -254,8 +254,7 @@ impl<O: Observer, W: Windows> Loop<'_, O, W> {
     pub(super) fn guard_in_flight(&mut self, now: SimTime) {
         let guard = self.spec.overload.in_flight;
         if let Some(known) = &mut self.known {
-            // Every request in the server counted as waiting: at most what waits.
-            if guard.outgrown(self.calls.len() as u64, known.in_system) {
+            if guard.outgrown(self.calls.len() as u64, known.waiting_bound(W::RECORDS)) {
                 known.redo = true;
             }
             return;
@@ -489,14 +488,7 @@ impl<O: Observer, W: Windows> Loop<'_, O, W> {
     /// The call in `slot` of `process`, its attempt sent at `sent`, read its success at `now`.
     #[inline]
     pub(super) fn succeeded(&mut self, now: SimTime, slot: u32, sent: SimTime, process: u32) {
-        let latency = (now - sent).as_nanos();
-        self.series.success(latency);
-        self.sketch.record(latency);
-        self.totals.latency_sum_ns += u128::from(latency);
-        self.totals.calls_succeeded += 1;
-        self.tally.succeeded += 1;
-        self.tally.last_success = Some(now);
-        self.tally.finish(now, process, true);
+        self.count_success(now, sent, process);
         self.control_attempt(now, slot, Outcome::Success);
         self.control_call_end(now, slot, CallEnd::Succeeded);
         if self.layered.is_some() {
@@ -504,6 +496,21 @@ impl<O: Observer, W: Windows> Loop<'_, O, W> {
         }
         self.free.push(slot);
         self.call_over(now, process);
+    }
+
+    /// What a success read at `now` of an attempt sent at `sent` counts, in any order: its
+    /// latency, the sums, the tally's counts and its latest times (maxima, so that a success
+    /// counted before the events around it, as [`known`](super::known) may, counts the same).
+    #[inline]
+    pub(super) fn count_success(&mut self, now: SimTime, sent: SimTime, process: u32) {
+        let latency = (now - sent).as_nanos();
+        self.series.success(latency);
+        self.sketch.record(latency);
+        self.totals.latency_sum_ns += u128::from(latency);
+        self.totals.calls_succeeded += 1;
+        self.tally.succeeded += 1;
+        self.tally.last_success = self.tally.last_success.max(Some(now));
+        self.tally.finish(now, process, true);
     }
 
     /// What the trace records of the attempt outstanding in `slot`, before its call moves on:

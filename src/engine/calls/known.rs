@@ -25,9 +25,21 @@
 //! not have stopped either; when it is not, the run starts again on the server's own events
 //! ([`KnownAnswers::redo`]), which stop it where they stop it.
 //!
+//! A run that records no window ([`Windows::RECORDS`]: a sweep's row, a table report, without
+//! a trigger) reads neither the count in the server nor when a success is counted, only
+//! figures that are the same in any order (counts, sums, the latency sketch, latest times as
+//! maxima). So it keeps no ends: an answer read in time is counted at the arrival, its call
+//! over then. Unguarded, its slot is freed at once (no output reads the slots). Guarded, the
+//! guard must still judge at least what the events would hold: the slot is held, and the
+//! request counted as waiting, until every answer admitted so far has been read ([`Held`]),
+//! which is no earlier than the events would free or start them; beyond that bound the run
+//! starts again on the server's own events, as above.
+//!
 //! Everything else (a server with a queue limit, last-in first-out, cancelling or slowing
 //! down; deadlines, pools, retry controls, tabs, layers, closed loops, traces) keeps the
 //! server's own events.
+
+use std::collections::VecDeque;
 
 use crate::metrics::WindowCursor;
 use crate::server::{CapacityRule, Job, Server, Timeline};
@@ -50,8 +62,11 @@ pub(super) struct KnownAnswers {
     /// The tally's window of the last completion: completions come near one another, though
     /// not in order, so most find their window without a division.
     completions: WindowCursor,
-    /// Requests in the server: admitted, not yet left.
+    /// Requests in the server: admitted, not yet left (not kept in a run that records no
+    /// window, where nothing reads it).
     pub(super) in_system: u64,
+    /// What a guarded run that records no window holds ([`Held`]).
+    held: Held,
     /// The in-flight guard might have stopped the run: it is simulated again with the
     /// server's own events.
     pub(super) redo: bool,
@@ -64,7 +79,22 @@ impl KnownAnswers {
             ends: Ends::default(),
             completions,
             in_system: 0,
+            held: Held::default(),
             redo: false,
+        }
+    }
+}
+
+impl KnownAnswers {
+    /// At least the requests waiting for a worker now, for the in-flight guard: every
+    /// request in the server, or, in a run that records no window (`records` false), every
+    /// entry [`Held`] keeps.
+    #[inline]
+    pub(super) fn waiting_bound(&self, records: bool) -> u64 {
+        if records {
+            self.in_system
+        } else {
+            self.held.len()
         }
     }
 }
@@ -123,6 +153,10 @@ impl<O: Observer, W: Windows> Loop<'_, O, W> {
             unreachable!("answers are known")
         };
         known.timeline.hold(done.as_nanos());
+        if !W::RECORDS {
+            self.answer_at_admission(now, job.call, in_time, answered);
+            return in_time;
+        }
         known.in_system += 1;
         let slot = u64::from(job.call) << 2;
         match (in_time, answered == done) {
@@ -139,10 +173,49 @@ impl<O: Observer, W: Windows> Loop<'_, O, W> {
         in_time
     }
 
+    /// The answer to `slot`'s attempt admitted at `now`, read at `answered`, in a run that
+    /// records no window: a success in time is counted now, its call over; in a guarded run
+    /// its slot is held until every answer admitted so far has been read ([`Held`]), and
+    /// the guard judges what the run holds at most.
+    #[inline]
+    fn answer_at_admission(&mut self, now: SimTime, slot: u32, in_time: bool, answered: SimTime) {
+        let guarded = self.spec.overload.in_flight.is_on();
+        if guarded {
+            let Some(known) = &mut self.known else {
+                unreachable!("answers are known")
+            };
+            known
+                .held
+                .push(answered.as_nanos(), if in_time { slot } else { NO_SLOT });
+        }
+        if in_time {
+            let call = &mut self.calls[slot as usize];
+            call.outstanding = false;
+            let (sent, process) = (call.sent, call.process);
+            self.released(0, Some(true));
+            // Retry controls, layers and closed loops keep the server's events: a success
+            // ends nothing else here.
+            self.count_success(answered, sent, process);
+            if !guarded {
+                self.free.push(slot);
+            }
+        }
+        if guarded {
+            self.guard_in_flight(now);
+        }
+    }
+
     /// Reaches every end before `now`, in time order: the series closes its windows at them
-    /// as at events, requests leave the server, answers end their calls.
+    /// as at events, requests leave the server, answers end their calls. In a run that
+    /// records no window, frees the slots held past the answers read before `now`.
     #[inline]
     pub(super) fn reach(&mut self, now: SimTime) {
+        if !W::RECORDS {
+            if let Some(known) = &mut self.known {
+                known.held.free_before(now.as_nanos(), &mut self.free);
+            }
+            return;
+        }
         while let Some(known) = &mut self.known {
             let Some(End { at: t, what: end }) = known.ends.pop_before(now.as_nanos()) else {
                 return;
@@ -164,6 +237,53 @@ impl<O: Observer, W: Windows> Loop<'_, O, W> {
                 self.succeeded(t, slot, sent, process);
             }
         }
+    }
+}
+
+/// No slot to free: the answer was late, its call goes on.
+const NO_SLOT: u32 = u32::MAX;
+
+/// What a guarded run that records no window holds of the answers it has counted at
+/// admission: for each admitted request, in order of admission, the latest time any answer
+/// admitted so far is read (so these times never decrease, and a queue keeps them in order)
+/// and the slot its success frees then, if it was in time. Whatever the events would hold
+/// is held here too: a slot is freed no earlier than its answer's event would free it (the
+/// latest answer so far comes no earlier than its own), and a request still waiting for a
+/// worker at `t` starts at or after `t`, so its answer, and the latest so far with it, is
+/// read at or after `t`: its entry is still here. So the held slots and the entries bound
+/// from above the slots the events would hold and the requests they would count waiting.
+#[derive(Default)]
+struct Held {
+    /// (latest answer so far, its slot or [`NO_SLOT`]) for each admission not yet passed.
+    entries: VecDeque<(u64, u32)>,
+    latest: u64,
+}
+
+impl Held {
+    #[inline]
+    fn push(&mut self, answered: u64, slot: u32) {
+        self.latest = self.latest.max(answered);
+        self.entries.push_back((self.latest, slot));
+    }
+
+    /// Passes every entry before `t`, freeing its slot.
+    #[inline]
+    fn free_before(&mut self, t: u64, free: &mut Vec<u32>) {
+        while let Some(&(at, slot)) = self.entries.front() {
+            if at >= t {
+                return;
+            }
+            self.entries.pop_front();
+            if slot != NO_SLOT {
+                free.push(slot);
+            }
+        }
+    }
+
+    /// Requests admitted whose answers, or an earlier admission's, are read at or after the
+    /// last time passed: at least those waiting for a worker then.
+    fn len(&self) -> u64 {
+        self.entries.len() as u64
     }
 }
 

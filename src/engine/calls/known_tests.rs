@@ -147,3 +147,144 @@ fn a_guarded_run_stops_where_the_server_events_stop_it() {
     let t = same_both_ways(&s);
     assert!(t.outgrown.is_none());
 }
+
+/// Runs `spec` writing figures only, with no window recorded (its answers counted at
+/// admission), and on the server's own events; checks that every figure is the same and
+/// returns the totals and whether the first run was redone on the server's events (it
+/// handled as many events).
+fn figures_only_both_ways(spec: &RunSpec) -> (OverloadTally, bool) {
+    let mut s = spec.clone();
+    s.overload.keep_windows = false;
+    assert!(
+        s.overload.trigger_end().is_none(),
+        "a run that records no window"
+    );
+    let (tally, mut known) = simulate_calls(&s);
+    let (events_tally, mut events) = simulate_calls_observed(&s, Watching);
+    let redone = known.events == events.events;
+    assert!(redone || known.events < events.events);
+    (known.events, events.events) = (0, 0);
+    assert_eq!(tally, events_tally);
+    assert_eq!(known, events);
+    (known, redone)
+}
+
+#[test]
+fn figures_only_runs_count_answers_at_admission_to_the_same_figures() {
+    let room = InFlightGuard {
+        bytes: 1 << 40,
+        per_call: 48,
+        per_place: 16,
+        blocks: u64::MAX,
+    };
+    let mut delayed = poisson_spec(Some(10), exp_ms(100), 150);
+    delayed.overload.network = Some(NetworkDelay::Exp {
+        mean: SimDuration::from_millis(5),
+    });
+    let mut round_trip = poisson_spec(Some(10), exp_ms(100), 150);
+    round_trip.latency = crate::engine::Latency::Fixed(SimDuration::from_millis(20));
+    let mut no_timeout = poisson_spec(Some(10), exp_ms(90), 150);
+    no_timeout.overload.timeout = None;
+    let mut herd = RunSpec::experiment1(
+        20,
+        Strategy::Naive,
+        Server::Capacity(Capacity::new(CapacityRule {
+            workers: Some(3),
+            service: Dist::Fixed(SimDuration::from_secs(1)),
+            ..CapacityRule::default()
+        })),
+        5,
+    );
+    herd.policy.max_retries = 2;
+    herd.overload.timeout = Some(SimDuration::from_secs(3));
+    let runs = [
+        poisson_spec(Some(10), exp_ms(100), 150),
+        poisson_spec(Some(10), exp_ms(120), 300),
+        delayed,
+        round_trip,
+        no_timeout,
+        herd,
+    ];
+    for (i, spec) in runs.into_iter().enumerate() {
+        for guard in [InFlightGuard::UNGUARDED, room] {
+            let mut s = spec.clone();
+            s.overload.in_flight = guard;
+            let (t, redone) = figures_only_both_ways(&s);
+            assert!(!redone && t.outgrown.is_none(), "run {i}");
+            assert!(t.calls_succeeded > 0, "run {i}");
+            if i == 1 || i == 5 {
+                assert!(t.late > 0 && t.timed_out > 0, "run {i}");
+            }
+        }
+    }
+}
+
+/// The least room (bytes allowed) with which `stops(room)` is false, `stops` being true
+/// below some room and false from it on.
+fn least_room(mut stops: impl FnMut(u64) -> bool) -> u64 {
+    if !stops(0) {
+        return 0;
+    }
+    let (mut stopped, mut ran) = (0, 1);
+    while stops(ran) {
+        stopped = ran;
+        ran *= 2;
+    }
+    while ran - stopped > 1 {
+        let mid = stopped + (ran - stopped) / 2;
+        if stops(mid) {
+            stopped = mid;
+        } else {
+            ran = mid;
+        }
+    }
+    ran
+}
+
+#[test]
+fn a_guarded_figures_only_run_is_redone_wherever_the_events_might_stop_it() {
+    // 96 % busy, and fully busy: queues and late answers build up, slots with them.
+    let mut s = poisson_spec(Some(10), exp_ms(120), 120);
+    s.overload.keep_windows = false;
+    let mut s2 = poisson_spec(Some(10), exp_ms(125), 120);
+    s2.overload.keep_windows = false;
+    let mut looser = 0;
+    for spec in [s, s2] {
+        // Slots alone, queued requests alone, both.
+        for (per_call, per_place) in [(1, 0), (0, 1), (3, 2)] {
+            let guarded = |bytes: u64| {
+                let mut g = spec.clone();
+                g.overload.in_flight = InFlightGuard {
+                    bytes,
+                    per_call,
+                    per_place,
+                    blocks: u64::MAX,
+                };
+                g
+            };
+            // The least room the server's events run to the end in, and the least in which
+            // the run counting answers at admission is not redone: its bound of what the
+            // run holds is never below what the events hold.
+            let truth = least_room(|b| {
+                simulate_calls_observed(&guarded(b), Watching)
+                    .1
+                    .outgrown
+                    .is_some()
+            });
+            let bound = least_room(|b| figures_only_both_ways(&guarded(b)).1);
+            assert!(
+                truth > 0 && bound >= truth,
+                "{truth} > 0, {bound} >= {truth}"
+            );
+            looser += u32::from(bound > truth);
+            for b in [truth - 1, truth, bound - 1, bound, 2 * bound] {
+                let (t, redone) = figures_only_both_ways(&guarded(b));
+                assert_eq!(t.outgrown.is_some(), b < truth, "room {b}");
+                assert_eq!(redone, b < bound, "room {b}");
+            }
+        }
+    }
+    // Some bound was above the truth: a run the events finish was redone for nothing, and
+    // its figures are still the events' (checked above at `bound - 1`).
+    assert!(looser > 0);
+}

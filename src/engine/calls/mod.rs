@@ -26,7 +26,8 @@
 //! the attempt answered and do nothing). A first-come first-served capacity server whose
 //! answers are known at arrival needs none of its own events: when a request leaves the
 //! server and when its answer is read are reached in time order between events instead
-//! (`known`), the series' windows closing at them as they closed at the events.
+//! (`known`), the series' windows closing at them as they closed at the events; a run that
+//! records no window counts such an answer's success at the arrival instead.
 //!
 //! **Windows recorded** (`windows`): every window of the series kept, with the tally's
 //! histograms, for a report that writes them; for a run that writes figures only, folded

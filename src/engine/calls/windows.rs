@@ -27,6 +27,11 @@ pub(super) trait Windows {
     /// tally says whether it does: [`Tally::retries_folded`](crate::metrics::Tally)).
     const MAY_KEEP: bool;
 
+    /// Whether the run records any window: whether a count, a success or the requests in
+    /// the server at a window's end reach one (then their times matter, and an answer known
+    /// in advance is counted when it is read: [`known`](super::known)).
+    const RECORDS: bool;
+
     /// The series `overload` asks for.
     fn start(overload: &Overload) -> Self;
 
@@ -68,6 +73,7 @@ fn recovery(overload: &Overload) -> Recovery {
 
 impl Windows for SeriesBuilder {
     const MAY_KEEP: bool = true;
+    const RECORDS: bool = true;
 
     /// Kept or folded as the run asks: a traced run records its latencies either way.
     fn start(overload: &Overload) -> Self {
@@ -109,6 +115,7 @@ pub(super) struct Folded(SeriesBuilder);
 
 impl Windows for Folded {
     const MAY_KEEP: bool = false;
+    const RECORDS: bool = true;
 
     fn start(overload: &Overload) -> Self {
         debug_assert!(!overload.keep_windows, "a run that folds its windows");
@@ -152,6 +159,7 @@ pub(super) struct NoWindows {
 
 impl Windows for NoWindows {
     const MAY_KEEP: bool = false;
+    const RECORDS: bool = false;
 
     fn start(overload: &Overload) -> Self {
         debug_assert!(
