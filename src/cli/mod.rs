@@ -126,15 +126,34 @@ pub fn parse() -> Cli {
 }
 
 /// `--chart-scale` and `--chart-size` shape the chart `--png`/`--svg` draw: given to a plain
-/// run without either, they would be ignored, so they are refused in one line (exit 2).
+/// run without either, they would be ignored, so they are refused in one line (exit 2). `lint`
+/// takes a plain run's flags but draws no chart and runs its own probes, so it refuses them
+/// and `--engine` too (its other ignored flags are refused where it starts).
 fn refuse_chart_options_without_a_chart(matches: &clap::ArgMatches) {
-    if matches.subcommand().is_some() || ["png", "svg"].iter().any(|a| matches.contains_id(a)) {
+    let (matches, ignored, accepted) = match matches.subcommand() {
+        None => (
+            matches,
+            &[
+                ("chart_scale", "--chart-scale"),
+                ("chart_size", "--chart-size"),
+            ][..],
+            "accepted with --png or --svg (it shapes the chart they draw)",
+        ),
+        Some(("lint", lint)) => (
+            lint,
+            &[
+                ("chart_scale", "--chart-scale"),
+                ("chart_size", "--chart-size"),
+                ("engine", "--engine"),
+            ][..],
+            commands::LINT_IGNORES,
+        ),
+        Some(_) => return,
+    };
+    if ["png", "svg"].iter().any(|a| matches.contains_id(a)) {
         return;
     }
-    for (id, flag) in [
-        ("chart_scale", "--chart-scale"),
-        ("chart_size", "--chart-size"),
-    ] {
+    for &(id, flag) in ignored {
         if matches.value_source(id) == Some(clap::parser::ValueSource::CommandLine) {
             let value = matches
                 .get_raw(id)
@@ -143,10 +162,7 @@ fn refuse_chart_options_without_a_chart(matches: &clap::ArgMatches) {
                 .map(|v| v.to_string_lossy().into_owned())
                 .collect::<Vec<_>>()
                 .join(",");
-            eprintln!(
-                "error: invalid {flag}: {value}; accepted with --png or --svg (it shapes the \
-                 chart they draw)"
-            );
+            eprintln!("error: invalid {flag}: {value}; {accepted}");
             std::process::exit(2)
         }
     }

@@ -67,6 +67,15 @@ fn bad_input_is_one_line_and_exit_2() {
         (vec!["lint", "--format", "csv"], "--format"),
         (vec!["lint", "--jitter-order", "sideways"], "--jitter-order"),
         (vec!["lint", "--png", "x.png"], "--png"),
+        // A plain run's flags that lint would ignore: an output it never writes, or a setting
+        // its own probes do not read.
+        (vec!["lint", "--html", "x.html"], "--html"),
+        (vec!["lint", "--trace", "x.jsonl"], "--trace"),
+        (vec!["lint", "--trace-sample", "0.5"], "--trace-sample"),
+        (vec!["lint", "--chart-scale", "log"], "--chart-scale"),
+        (vec!["lint", "--chart-size", "800x600"], "--chart-size"),
+        (vec!["lint", "--engine", "independent"], "--engine"),
+        (vec!["lint", "--replicates", "3"], "--replicates"),
         (vec!["lint", "--preset", "nope"], "--preset"),
     ] {
         let out = herd_sim().args(&args).output().unwrap();

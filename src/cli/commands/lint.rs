@@ -7,20 +7,30 @@ use herd_sim::sweep;
 use crate::cli::outputs::{commit, create_output, write_stdout};
 use crate::cli::LintArgs;
 
+/// Why `lint` refuses a plain run's flag that it would ignore: an output other than its
+/// findings, or a setting of the run that its probes do not read.
+pub const LINT_IGNORES: &str =
+    "not with lint, whose output is its findings (--out, --format) from probes of its own";
+
 /// `herd-sim lint`: the policy's findings on stdout (or `--out`); with `--deny LEVEL`, exit 1
 /// when one is at or above it.
 pub fn lint(args: LintArgs) -> anyhow::Result<()> {
     let run = &args.run;
+    let path = |p: &Option<std::path::PathBuf>| p.as_ref().map(|p| p.display().to_string());
     for (flag, given) in [
-        ("--png", run.png.as_ref()),
-        ("--svg", run.svg.as_ref()),
-        ("--series-out", run.overload.series_out.as_ref()),
+        ("--png", path(&run.png)),
+        ("--svg", path(&run.svg)),
+        ("--series-out", path(&run.overload.series_out)),
+        ("--html", path(&run.html)),
+        ("--trace", path(&run.trace)),
+        ("--trace-sample", run.trace_sample.map(|f| f.to_string())),
+        ("--replicates", run.replicates.map(|n| n.to_string())),
     ] {
-        if let Some(path) = given {
+        if let Some(value) = given {
             return Err(ConfigError::Invalid {
                 field: flag,
-                value: path.display().to_string(),
-                accepted: "not with lint, whose output is its findings (--out, --format)".into(),
+                value,
+                accepted: LINT_IGNORES.into(),
             }
             .into());
         }

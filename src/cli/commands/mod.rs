@@ -8,6 +8,6 @@ mod sweep;
 mod tune;
 
 pub use boundary::boundary;
-pub use lint::lint;
+pub use lint::{lint, LINT_IGNORES};
 pub use sweep::{merge, sweep};
 pub use tune::tune;
