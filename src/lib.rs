@@ -5,7 +5,7 @@
 //! The layers, top to bottom: [`config`] (what the user asked for, validated once) →
 //! [`experiment`] (runs strategies in parallel) → [`engine`] (the event loop) → [`policy`]
 //! (retry strategies) and [`server`] (server models) → [`metrics`] (what is counted) →
-//! [`report`] (tables, JSON, CSV), [`chart`] (PNG and SVG) and [`output`] (files written whole).
+//! [`report`] (tables, JSON, CSV), [`chart`] (PNG and SVG) and [`output`] (files written whole; [`input`] reads them, bounded).
 //! [`sweep`] runs grids of scenarios over many seeds into CSV; [`boundary`], a layer above it,
 //! searches an axis for the value at which the collapse probability crosses a level; [`advice`]
 //! (lint, tune) sits on it too. [`time`] and [`rng`]
@@ -28,6 +28,7 @@ pub mod config;
 pub mod engine;
 pub mod experiment;
 pub mod fixture;
+pub mod input;
 pub mod metrics;
 pub mod output;
 pub mod overload;

@@ -307,7 +307,7 @@ impl TuneFile {
     /// given).
     pub fn read_with_text(path: &Path) -> Result<(TuneFile, String), TuneError> {
         let shown = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|e| TuneError::File {
+        let text = crate::input::read_to_string(path).map_err(|e| TuneError::File {
             path: shown.clone(),
             message: e.to_string(),
         })?;

@@ -62,7 +62,7 @@ pub fn report(args: ReportArgs) -> anyhow::Result<()> {
     let links = charts::charts(&file);
     let committed = if args.check {
         let path = args.committed_path();
-        let text = std::fs::read_to_string(&path).map_err(|e| ConfigError::Invalid {
+        let text = herd_sim::input::read_to_string(&path).map_err(|e| ConfigError::Invalid {
             field: "--committed",
             value: path.display().to_string(),
             accepted: format!(

@@ -389,7 +389,7 @@ impl ScenarioFile {
     /// Reads a TOML (`.toml`) or JSON (`.json`) scenario file.
     pub fn read(path: &FsPath) -> Result<ScenarioFile, ConfigError> {
         let shown = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|e| ConfigError::File {
+        let text = crate::input::read_to_string(path).map_err(|e| ConfigError::File {
             path: shown.clone(),
             message: format!("cannot read: {e}"),
         })?;

@@ -127,8 +127,8 @@ impl ReportFile {
                 message,
             })
         };
-        let text =
-            std::fs::read_to_string(path).map_err(|e| file_error(format!("cannot read: {e}")))?;
+        let text = crate::input::read_to_string(path)
+            .map_err(|e| file_error(format!("cannot read: {e}")))?;
         let json = path.extension().and_then(|e| e.to_str()) == Some("json");
         let written: Written = if json {
             serde_json::from_str(&text).map_err(|e| file_error(e.to_string()))?

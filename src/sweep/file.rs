@@ -43,8 +43,8 @@ impl SweepFile {
                 message,
             })
         };
-        let text =
-            std::fs::read_to_string(path).map_err(|e| file_error(format!("cannot read: {e}")))?;
+        let text = crate::input::read_to_string(path)
+            .map_err(|e| file_error(format!("cannot read: {e}")))?;
         let json = path.extension().and_then(|e| e.to_str()) == Some("json");
         Self::parse(&text, json).map_err(|e| match e {
             SweepError::Config(ConfigError::File { message, .. }) => file_error(message),

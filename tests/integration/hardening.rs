@@ -690,3 +690,37 @@ fn a_call_loop_runs_csv_json_and_sweep_row_carry_the_same_figures() {
     assert!(column(&csv, "refusals_read").parse::<u64>().unwrap() > 0);
     assert_eq!(column(&csv, "stuck"), "0");
 }
+
+#[test]
+fn an_input_file_of_more_than_16_mib_is_refused_in_one_line_without_reading_it_whole() {
+    // A path given by mistake (a trace of gigabytes, /dev/zero) was read whole before parsing.
+    // A sparse file of 64 MiB stands for it: it takes no disk, and is refused at 16 MiB.
+    let dir = tempfile::tempdir().unwrap();
+    let huge = dir.path().join("huge.toml");
+    fs::File::create(&huge).unwrap().set_len(64 << 20).unwrap();
+    let huge = huge.to_str().unwrap();
+    let commands: [&[&str]; 7] = [
+        &["--config", huge],
+        &["sweep", "--config", huge],
+        &["lint", "--config", huge],
+        &[
+            "boundary", "--axis", "clients", "--range", "1..10", "--config", huge,
+        ],
+        &["tune", "--config", huge],
+        &["report", huge],
+        &["fixture", huge],
+    ];
+    for args in commands {
+        let out = herd().args(args).output().unwrap();
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(out.stdout.is_empty(), "{args:?}");
+        assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
+        assert!(
+            stderr.starts_with("error: ")
+                && stderr.contains(huge)
+                && stderr.contains("at most 16 MiB"),
+            "{args:?}: {stderr}"
+        );
+    }
+}
