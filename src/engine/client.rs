@@ -1,21 +1,26 @@
-//! A herd client between requests ([`Client`]), carried in its pending event, and the two
-//! type parameters that keep it small: where it keeps its previous wait ([`PreviousWait`]) and
-//! what its attempt is made of on the wire ([`Exchange`]).
+//! A herd client between requests ([`Client`]), carried in its pending event, and the three
+//! type parameters that keep it small: where it keeps its previous wait ([`PreviousWait`]),
+//! what its attempt is made of on the wire ([`Exchange`]) and what else it carries, with the
+//! rules that read it ([`Carried`]: nothing, or its browser tab).
 
+use crate::metrics::Tally;
 use crate::rng::ClientRng;
 use crate::server::{Response, Server};
 use crate::time::{SimDuration, SimTime};
+use crate::trace::Observer;
 
-use super::{Latency, NetworkDelay};
+use super::herd_run::{FindWindow, Run};
+use super::known::Known;
+use super::{Latency, NetworkDelay, RunSpec};
 
 /// A client between requests. It travels inside its pending event, so the loop never looks a
 /// client up in a table (a cache miss per event at a million clients). The queue moves every
 /// event two or three times, so bytes count: with [`NoWait`] and [`Single`] a client is 16
 /// bytes, 24 with the event's time; only decorrelated jitter carries its previous wait (32
 /// bytes with the time), and only the `occ` server's attempts their read's offset
-/// ([`ReadWrite`], 8 bytes more).
+/// ([`ReadWrite`], 8 bytes more). Without tabs it carries nothing else ([`NoTab`]).
 #[derive(Clone, Copy, Debug)]
-pub(super) struct Client<W, X = Single> {
+pub(super) struct Client<W, X = Single, T = NoTab> {
     pub(super) id: u32,
     /// Retries sent for the current item (reset after each success).
     pub(super) retries_made: u32,
@@ -24,6 +29,69 @@ pub(super) struct Client<W, X = Single> {
     pub(super) previous: W,
     /// What the pending attempt carries besides its time.
     pub(super) exchange: X,
+    /// What else the client carries: nothing, or its browser tab.
+    pub(super) carried: T,
+}
+
+/// What a client carries besides its retries, and the rules that read it: nothing
+/// ([`NoTab`]), or its browser tab ([`TabState`](super::browser::herd::TabState), following
+/// [`TabRules`](super::browser::TabRules)). A type parameter like the two others, so that the
+/// herd paths' two loops serve runs with tabs and without, and without tabs compile to what
+/// they would without the parameter: nothing carried, no rules, each event a request whose
+/// answer [`Run::answer`] handles.
+pub(super) trait Carried: Copy {
+    /// True when nothing is carried (the loops' instances that know the rules when compiled,
+    /// [`known`](super::known), are made only then).
+    const NOTHING: bool;
+    /// The rules every client's carried state follows, with what they count.
+    type Rules;
+    /// The rules of `spec`'s run.
+    fn rules(spec: &RunSpec) -> Self::Rules;
+    /// What client `id` of the run with `seed` carries at t = 0.
+    fn open(rules: &mut Self::Rules, seed: u64, id: u32) -> Self;
+    /// Handles `client`'s pending event at `time` (a request reaching the server, answered by
+    /// `respond`, or another event of what it carries): returns the time of its next event,
+    /// or `None` when the client is done.
+    fn step<F: FindWindow, O: Observer, K: Known, W: PreviousWait, X: Exchange>(
+        run: &mut Run<'_, F, O, K>,
+        rules: &mut Self::Rules,
+        time: SimTime,
+        client: &mut Client<W, X, Self>,
+        respond: impl FnOnce(SimTime, u32) -> Response,
+    ) -> Option<SimTime>;
+    /// Adds what `rules` counted to `tally`, once the run is finished.
+    fn finish(rules: Self::Rules, tally: &mut Tally);
+}
+
+/// Nothing carried besides the retries: a client without a tab. Its rules are nothing, and
+/// its step is a request answered.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct NoTab;
+
+impl Carried for NoTab {
+    const NOTHING: bool = true;
+    type Rules = NoTab;
+    #[inline(always)]
+    fn rules(_spec: &RunSpec) -> NoTab {
+        NoTab
+    }
+    #[inline(always)]
+    fn open(_rules: &mut NoTab, _seed: u64, _id: u32) -> Self {
+        NoTab
+    }
+    #[inline(always)]
+    fn step<F: FindWindow, O: Observer, K: Known, W: PreviousWait, X: Exchange>(
+        run: &mut Run<'_, F, O, K>,
+        _rules: &mut NoTab,
+        time: SimTime,
+        client: &mut Client<W, X, Self>,
+        respond: impl FnOnce(SimTime, u32) -> Response,
+    ) -> Option<SimTime> {
+        let response = respond(time, client.id);
+        run.answer(time, client, response)
+    }
+    #[inline(always)]
+    fn finish(_rules: NoTab, _tally: &mut Tally) {}
 }
 
 /// Where a client keeps its previous wait (`base` before the first retry), the input of

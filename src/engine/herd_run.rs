@@ -9,7 +9,7 @@ use crate::server::Response;
 use crate::time::{SimDuration, SimTime};
 use crate::trace::{Attempt, Next, NoTrace, Observer, Outcome};
 
-use super::client::{Client, Exchange, PreviousWait};
+use super::client::{Carried, Client, Exchange, PreviousWait};
 use super::known::{Dynamic, Known};
 use super::{Latency, NetworkDelay, RunSpec, Work};
 
@@ -50,7 +50,7 @@ pub(super) struct Run<'a, F, O = NoTrace, K = Dynamic> {
     /// The policy's curve, worked out once.
     pub(super) curve: CurveTable,
     pub(super) latency: Latency,
-    network: NetworkDelay,
+    pub(super) network: NetworkDelay,
     work: Work,
     /// Items left in the shared pool (always 0 with per-client items).
     pool_left: u64,
@@ -133,25 +133,28 @@ impl<'a, F: FindWindow, O: Observer, K: Known> Run<'a, F, O, K> {
         self.totals.finish(t, completed);
     }
 
-    /// A client's first state: its first item taken (from the pool, if shared).
+    /// A client's first state, carrying `carried`: its first item taken (from the pool, if
+    /// shared).
     #[inline(always)]
-    pub(super) fn start<W: PreviousWait, X: Exchange>(
+    pub(super) fn start<W: PreviousWait, X: Exchange, T: Carried>(
         &self,
         id: u32,
         rng: ClientRng,
-    ) -> Client<W, X> {
+        carried: T,
+    ) -> Client<W, X, T> {
         Client {
             id,
             retries_made: 0,
             rng,
             previous: W::start(self.policy.backoff.base),
             exchange: X::new(),
+            carried,
         }
     }
 
     /// Counts a success of `client`: true when it has more to fetch.
     #[inline(always)]
-    fn more_work<W, X>(&mut self, client: &Client<W, X>) -> bool {
+    fn more_work<W, X, T>(&mut self, client: &Client<W, X, T>) -> bool {
         match self.work {
             Work::Items(1) => false,
             Work::Items(_) => {
@@ -171,10 +174,10 @@ impl<'a, F: FindWindow, O: Observer, K: Known> Run<'a, F, O, K> {
     /// client on: returns when its next request arrives, or `None` when it is done (work
     /// finished or retry budget spent).
     #[inline(always)]
-    pub(super) fn answer<W: PreviousWait, X: Exchange>(
+    pub(super) fn answer<W: PreviousWait, X: Exchange, T>(
         &mut self,
         time: SimTime,
-        client: &mut Client<W, X>,
+        client: &mut Client<W, X, T>,
         response: Response,
     ) -> Option<SimTime> {
         self.answer_seen(time, client, response, |_| None)
@@ -183,10 +186,10 @@ impl<'a, F: FindWindow, O: Observer, K: Known> Run<'a, F, O, K> {
     /// [`Run::answer`], `hidden` telling the observer whether the client's tab is hidden at
     /// a time (never called without a trace).
     #[inline(always)]
-    pub(super) fn answer_seen<W: PreviousWait, X: Exchange>(
+    pub(super) fn answer_seen<W: PreviousWait, X: Exchange, T>(
         &mut self,
         time: SimTime,
-        client: &mut Client<W, X>,
+        client: &mut Client<W, X, T>,
         response: Response,
         hidden: impl Fn(SimTime) -> Option<bool>,
     ) -> Option<SimTime> {

@@ -1,6 +1,7 @@
 //! The herd's fast path for a server whose clients cannot interact: each client's whole life
 //! in turn, blocks of [`CLIENTS_PER_BLOCK`] clients in parallel, their tallies merged; traced,
-//! the blocks or parts told in client order.
+//! the blocks or parts told in client order. One loop ([`block_loop`]) for runs with browser
+//! tabs and without: what a client carries is its type parameter ([`Carried`]).
 
 use rayon::prelude::*;
 
@@ -11,7 +12,7 @@ use crate::server::{Down, Response, Server};
 use crate::time::{SimDuration, SimTime};
 use crate::trace::{self, NoTrace, Observer, TracePart};
 
-use super::client::{Client, Single};
+use super::client::{Carried, Client, NoTab, Single};
 use super::herd_run::Run;
 use super::known::{self, Dynamic, Known, Plain};
 use super::{RunSpec, CLIENTS_PER_BLOCK};
@@ -19,7 +20,9 @@ use super::{RunSpec, CLIENTS_PER_BLOCK};
 /// The fast path for servers whose clients cannot interact: each client's whole life in turn,
 /// blocks of clients in parallel. Same draws, same answers, same tally as the event queue.
 pub fn simulate_independent(spec: &RunSpec) -> Tally {
-    over_blocks(spec, |first, last| new_block(spec, first, last, NoTrace))
+    over_blocks(spec, |first, last| {
+        new_block::<_, NoTab>(spec, first, last, NoTrace)
+    })
 }
 
 /// The independent paths traced, in client order, each block or part telling its attempts:
@@ -113,15 +116,21 @@ pub(super) fn over_blocks(spec: &RunSpec, block: impl Fn(u32, u32) -> Tally + Sy
         )
 }
 
-/// Clients `first..last` of `spec`, counted into a new tally.
-pub(super) fn new_block<O: Observer>(spec: &RunSpec, first: u32, last: u32, trace: O) -> Tally {
+/// Clients `first..last` of `spec`, each carrying `T`, counted into a new tally.
+pub(super) fn new_block<O: Observer, T: Carried>(
+    spec: &RunSpec,
+    first: u32,
+    last: u32,
+    trace: O,
+) -> Tally {
     let mut tally = spec.new_tally();
-    simulate_block(spec, first, last, trace, &mut tally);
+    simulate_block::<O, T>(spec, first, last, trace, &mut tally);
     tally
 }
 
-/// Clients `first..last` of `spec`, counted into `tally` (empty, made for `spec`).
-pub(super) fn simulate_block<O: Observer>(
+/// Clients `first..last` of `spec`, each carrying `T`, counted into `tally` (empty, made for
+/// `spec`).
+pub(super) fn simulate_block<O: Observer, T: Carried>(
     spec: &RunSpec,
     first: u32,
     last: u32,
@@ -129,22 +138,24 @@ pub(super) fn simulate_block<O: Observer>(
     tally: &mut Tally,
 ) {
     // The server is matched once, not at every request: a down server's answer is then a
-    // comparison inlined into the loop, or a constant when it never recovers.
+    // comparison inlined into the loop, or a constant when it never recovers. Runs with tabs
+    // take the instance that reads the rules from the run: six more instances of the loop
+    // would cost every build their compile time for runs whose tabs dominate the work.
     match &spec.server {
-        Server::Down(Down { recover_at: None }) if !O::ON => {
-            known_block_loop(spec, first, last, trace, tally, |_, _| {
+        Server::Down(Down { recover_at: None }) if !O::ON && T::NOTHING => {
+            known_block_loop::<O, T>(spec, first, last, trace, tally, |_, _| {
                 Response::Refused(Hints::default())
             })
         }
         Server::Down(down) => {
-            block_loop::<O, Dynamic>(spec, first, last, trace, tally, |time, id| {
+            block_loop::<O, Dynamic, T>(spec, first, last, trace, tally, |time, id| {
                 down.respond(time, id)
             })
         }
         server => {
             let mut server = server.clone();
             server.prepare(spec.clients);
-            block_loop::<O, Dynamic>(spec, first, last, trace, tally, |time, id| {
+            block_loop::<O, Dynamic, T>(spec, first, last, trace, tally, |time, id| {
                 server.respond(time, id)
             })
         }
@@ -155,7 +166,7 @@ pub(super) fn simulate_block<O: Observer>(
 /// of the six strategies of [`Strategy::ALL`](crate::policy::Strategy::ALL), every retry made and no latency, an instance
 /// for that strategy; else the one that reads them from the run.
 #[inline(always)]
-fn known_block_loop<O: Observer>(
+fn known_block_loop<O: Observer, T: Carried>(
     spec: &RunSpec,
     first: u32,
     last: u32,
@@ -164,21 +175,21 @@ fn known_block_loop<O: Observer>(
     respond: impl FnMut(SimTime, u32) -> Response,
 ) {
     match known::plain_strategy(spec) {
-        Some(0) => block_loop::<O, Plain<0>>(spec, first, last, trace, tally, respond),
-        Some(1) => block_loop::<O, Plain<1>>(spec, first, last, trace, tally, respond),
-        Some(2) => block_loop::<O, Plain<2>>(spec, first, last, trace, tally, respond),
-        Some(3) => block_loop::<O, Plain<3>>(spec, first, last, trace, tally, respond),
-        Some(4) => block_loop::<O, Plain<4>>(spec, first, last, trace, tally, respond),
-        Some(5) => block_loop::<O, Plain<5>>(spec, first, last, trace, tally, respond),
-        _ => block_loop::<O, Dynamic>(spec, first, last, trace, tally, respond),
+        Some(0) => block_loop::<O, Plain<0>, T>(spec, first, last, trace, tally, respond),
+        Some(1) => block_loop::<O, Plain<1>, T>(spec, first, last, trace, tally, respond),
+        Some(2) => block_loop::<O, Plain<2>, T>(spec, first, last, trace, tally, respond),
+        Some(3) => block_loop::<O, Plain<3>, T>(spec, first, last, trace, tally, respond),
+        Some(4) => block_loop::<O, Plain<4>, T>(spec, first, last, trace, tally, respond),
+        Some(5) => block_loop::<O, Plain<5>, T>(spec, first, last, trace, tally, respond),
+        _ => block_loop::<O, Dynamic, T>(spec, first, last, trace, tally, respond),
     }
 }
 
-/// Clients `first..last` of `spec` one after another, counted into `tally` (empty, made for
-/// `spec`), `respond` answering each request; `K` what the loop knows of the rules
-/// ([`known`]).
+/// Clients `first..last` of `spec` one after another, each carrying `T`, counted into `tally`
+/// (empty, made for `spec`), `respond` answering each request; `K` what the loop knows of the
+/// rules ([`known`]).
 #[inline(never)]
-fn block_loop<O: Observer, K: Known>(
+fn block_loop<O: Observer, K: Known, T: Carried>(
     spec: &RunSpec,
     first: u32,
     last: u32,
@@ -186,18 +197,17 @@ fn block_loop<O: Observer, K: Known>(
     tally: &mut Tally,
     mut respond: impl FnMut(SimTime, u32) -> Response,
 ) {
+    let mut rules = T::rules(spec);
     let mut run: Run<Windows, O, K> = Run::new(spec, first, last - first, tally, trace);
     let mut seeds = ClientSeeds::starting_at(spec.seed, u64::from(first));
     for id in first..last {
-        let mut client: Client<SimDuration, Single> = run.start(id, seeds.next_rng());
+        let carried = T::open(&mut rules, spec.seed, id);
+        let mut client: Client<SimDuration, Single, T> = run.start(id, seeds.next_rng(), carried);
         let mut time = SimTime::ZERO;
-        loop {
-            let response = respond(time, client.id);
-            match run.answer(time, &mut client, response) {
-                Some(next) => time = next,
-                None => break,
-            }
+        while let Some(next) = T::step(&mut run, &mut rules, time, &mut client, &mut respond) {
+            time = next;
         }
     }
     run.finish();
+    T::finish(rules, tally);
 }

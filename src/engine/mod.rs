@@ -18,10 +18,15 @@
 //! and its own history (see [`crate::rng`]), and a stateless server's answer only on the time.
 //! `tests/integration` checks the agreement for every strategy. Nothing here does I/O.
 //!
+//! The two herd paths serve runs with browser tabs too ([`browser`]): what a client carries
+//! is a type parameter of their loops, its tab or nothing (a run without tabs compiles as it
+//! would without the parameter). Three loops in all, then: the herd's two and the call loop.
+//!
 //! This file is the engine's surface and the choice among those paths ([`Path`], [`simulate`]
 //! and its variants). What a run is, [`RunSpec`], is in `run_spec.rs`; the herd's two paths in
-//! `event_queue_path.rs` and `independent_path.rs`, sharing a client (`client.rs`) and its
-//! step at each answer (`herd_run.rs`); the call loop in [`calls`].
+//! `event_queue_path.rs` and `independent_path.rs`, sharing a client and what it carries
+//! (`client.rs`) and its step at each answer (`herd_run.rs`; with a tab, `browser/herd.rs`);
+//! the call loop in [`calls`].
 //!
 //! [`Server`]: crate::server::Server
 //! [`Server::clients_independent`]: crate::server::Server::clients_independent
@@ -53,10 +58,11 @@ use crate::trace::{NoTrace, Observer};
 use event_queue_path::event_queue_observed;
 use independent_path::{new_block, simulate_block};
 
-// The herd loops' parts that the tab loops ([`browser`]) build on.
-use client::{Client, NoWait, PreviousWait, Single};
+// What the herd loops' step with a browser tab ([`browser::herd`]) builds on.
+use client::{Carried, Client, Exchange, NoTab, PreviousWait};
 use herd_run::{FindWindow, Run};
 use independent_path::{in_order, over_blocks};
+use known::Known;
 
 /// Clients simulated per parallel block on the independent path. Large enough that seeding a
 /// block's ChaCha and merging its histogram are noise; small enough to balance two cores.
@@ -102,11 +108,11 @@ pub fn simulate_all_in(
     }
     if !takes_independent(spec, path) {
         let tally = spec.reuse_tally(tally);
-        return (event_queue_observed(spec, NoTrace, tally), None);
+        return (event_queue_observed::<_, NoTab>(spec, NoTrace, tally), None);
     }
     if (1..=CLIENTS_PER_BLOCK).contains(&spec.clients) {
         let mut tally = spec.reuse_tally(tally);
-        simulate_block(spec, 0, spec.clients, NoTrace, &mut tally);
+        simulate_block::<_, NoTab>(spec, 0, spec.clients, NoTrace, &mut tally);
         return (tally, None);
     }
     simulate_all(spec, path)
@@ -158,20 +164,28 @@ fn takes_independent(spec: &RunSpec, path: Path) -> bool {
     }
 }
 
+/// The herd paths, each client carrying its browser tab when the run has tabs.
 fn simulate_herd<O: Observer>(spec: &RunSpec, path: Path, trace: O) -> Tally {
-    let independent = takes_independent(spec, path);
-    match (independent, spec.browser.is_active(), O::ON) {
-        (true, false, false) => simulate_independent(spec),
-        (true, false, true) => in_order(
+    if spec.browser.is_active() {
+        herd_carrying::<O, browser::herd::TabState>(spec, path, trace)
+    } else {
+        herd_carrying::<O, NoTab>(spec, path, trace)
+    }
+}
+
+/// The herd path `path` takes for `spec`, each client carrying `T`.
+fn herd_carrying<O: Observer, T: Carried>(spec: &RunSpec, path: Path, trace: O) -> Tally {
+    match (takes_independent(spec, path), O::ON) {
+        (true, false) => over_blocks(spec, |first, last| {
+            new_block::<_, T>(spec, first, last, NoTrace)
+        }),
+        (true, true) => in_order(
             spec,
             trace,
-            |first, last, trace| new_block(spec, first, last, trace),
-            |first, last, part| new_block(spec, first, last, part),
+            |first, last, trace| new_block::<_, T>(spec, first, last, trace),
+            |first, last, part| new_block::<_, T>(spec, first, last, part),
         ),
-        (false, false, _) => event_queue_observed(spec, trace, spec.new_tally()),
-        (true, true, false) => browser::herd::simulate_independent(spec),
-        (true, true, true) => browser::herd::independent_in_order(spec, trace),
-        (false, true, _) => browser::herd::simulate_event_queue_observed(spec, trace),
+        (false, _) => event_queue_observed::<_, T>(spec, trace, spec.new_tally()),
     }
 }
 

@@ -1,82 +1,91 @@
-//! The herd paths with tabs: [`super::super::simulate_event_queue`]'s and
-//! [`super::super::simulate_independent`]'s loops with each client's [`Tab`] and [`Reading`]
-//! carried in its pending event, following [`TabRules`].
+//! What a herd client with a browser tab carries ([`TabState`]: its [`Tab`] and the
+//! [`Reading`] of its last refusal, in its pending event) and the step the herd paths' loops
+//! take for it, following [`TabRules`]. The loops are the herd paths' own, with the tab as
+//! their [`Carried`] type parameter.
 
 use super::{Reading, Tab, TabRules, Timer};
-use crate::engine::{
-    in_order, over_blocks, Client, Event, EventQueue, FindWindow, NoWait, PreviousWait, Run,
-    RunSpec, Single,
-};
-use crate::metrics::{Tally, WindowCursor, Windows};
+use crate::engine::{Carried, Client, Exchange, FindWindow, Known, PreviousWait, Run, RunSpec};
+use crate::metrics::Tally;
 use crate::policy::{Decision, Hints};
-use crate::rng::{ClientRng, ClientSeeds};
-use crate::server::{Response, Server};
-use crate::time::{SimDuration, SimTime};
-use crate::trace::{Attempt, Next, NoTrace, Observer, Outcome};
+use crate::server::Response;
+use crate::time::SimTime;
+use crate::trace::{Attempt, Next, Observer, Outcome};
 
-/// A client and its tab: the event of a run with tabs.
+/// What a client carries with a tab: the tab, what it read of its last refusal, and whether
+/// its pending event is the tab becoming visible while paused rather than a request.
 #[derive(Clone, Copy, Debug)]
-pub(super) struct TabClient<W> {
-    pub(super) client: Client<W, Single>,
+pub(in crate::engine) struct TabState {
     pub(super) tab: Tab,
     pub(super) reading: Reading,
     /// The pending event is the tab becoming visible while paused, not a request.
     resume: bool,
 }
 
-/// What the tab loops share: [`Run`] and the [`TabRules`].
-pub(super) struct Tabs<'a, F, O = NoTrace> {
-    pub(super) run: Run<'a, F, O>,
-    pub(super) rules: TabRules,
-}
+/// A client of a herd run with tabs.
+type TabClient<W, X> = Client<W, X, TabState>;
 
-impl<'a, F: FindWindow, O: Observer> Tabs<'a, F, O> {
-    pub(super) fn new(spec: &RunSpec, run: Run<'a, F, O>) -> Self {
-        Tabs {
-            run,
-            rules: TabRules::new(spec),
-        }
+impl Carried for TabState {
+    const NOTHING: bool = false;
+    type Rules = TabRules;
+
+    fn rules(spec: &RunSpec) -> TabRules {
+        TabRules::new(spec)
     }
 
-    pub(super) fn start<W: PreviousWait>(
-        &mut self,
-        spec: &RunSpec,
-        id: u32,
-        rng: ClientRng,
-    ) -> TabClient<W> {
-        TabClient {
-            client: self.run.start(id, rng),
-            tab: self.rules.open(spec.seed, id),
+    fn open(rules: &mut TabRules, seed: u64, id: u32) -> Self {
+        TabState {
+            tab: rules.open(seed, id),
             reading: Reading::default(),
             resume: false,
         }
     }
 
     /// Handles `c`'s pending event at `time` (a request reaching the server, or the tab
-    /// becoming visible while paused): returns the time of its next event, or `None` when
-    /// the client is done.
+    /// becoming visible while paused).
     #[inline]
-    pub(super) fn step<W: PreviousWait>(
+    fn step<F: FindWindow, O: Observer, K: Known, W: PreviousWait, X: Exchange>(
+        run: &mut Run<'_, F, O, K>,
+        rules: &mut TabRules,
+        time: SimTime,
+        c: &mut TabClient<W, X>,
+        respond: impl FnOnce(SimTime, u32) -> Response,
+    ) -> Option<SimTime> {
+        TabStep { run, rules }.event(time, c, respond)
+    }
+
+    fn finish(rules: TabRules, tally: &mut Tally) {
+        tally.browser = Some(rules.counts);
+    }
+}
+
+/// What a step of a client with a tab works with: the run, and the tab rules it follows.
+struct TabStep<'s, 'a, F, O, K> {
+    run: &'s mut Run<'a, F, O, K>,
+    rules: &'s mut TabRules,
+}
+
+impl<F: FindWindow, O: Observer, K: Known> TabStep<'_, '_, F, O, K> {
+    #[inline(always)]
+    fn event<W: PreviousWait, X: Exchange>(
         &mut self,
         time: SimTime,
-        c: &mut TabClient<W>,
-        server: &mut Server,
+        c: &mut TabClient<W, X>,
+        respond: impl FnOnce(SimTime, u32) -> Response,
     ) -> Option<SimTime> {
-        if c.resume {
-            c.resume = false;
-            c.tab.advance(time, self.rules.browser.switch_mean);
-            let hints = c.reading.at(time);
+        if c.carried.resume {
+            c.carried.resume = false;
+            c.carried.tab.advance(time, self.rules.browser.switch_mean);
+            let hints = c.carried.reading.at(time);
             return self.decide(time, c, hints).0;
         }
         self.rules
-            .arrives(time, c.client.retries_made > 0, &c.reading);
-        c.reading = Reading::default();
-        match server.respond(time, c.client.id) {
+            .arrives(time, c.retries_made > 0, &c.carried.reading);
+        c.carried.reading = Reading::default();
+        match respond(time, c.id) {
             Response::Served => {
-                let (tab, rules) = (c.tab, &self.rules);
+                let (tab, rules) = (c.carried.tab, &*self.rules);
                 let hidden = |t: SimTime| Some(rules.hidden_at(&mut tab.clone(), t));
-                self.run
-                    .answer_seen(time, &mut c.client, Response::Served, hidden)
+                self.run.answer_seen(time, c, Response::Served, hidden)
             }
             Response::Refused(hints) => self.refused(time, c, hints),
         }
@@ -85,22 +94,22 @@ impl<'a, F: FindWindow, O: Observer> Tabs<'a, F, O> {
     /// Tells the observer that `c`'s attempt that arrived at `arrived` and was refused, read
     /// at `read`, was followed by `next`.
     #[inline(always)]
-    fn observe<W>(
+    fn observe<W, X: Exchange>(
         &mut self,
-        c: &TabClient<W>,
+        c: &TabClient<W, X>,
         attempt: u32,
         arrived: SimTime,
         read: SimTime,
         next: Next,
     ) {
         if O::ON {
-            let hidden = self.rules.hidden_at(&mut c.tab.clone(), read);
+            let hidden = self.rules.hidden_at(&mut c.carried.tab.clone(), read);
             self.run.trace.attempt(&Attempt {
-                client: c.client.id,
+                client: c.id,
                 call: None,
                 layer: None,
                 attempt,
-                sent: Some(arrived),
+                sent: X::sent(arrived),
                 arrived: Some(arrived),
                 ended: read,
                 outcome: Outcome::Refused,
@@ -110,28 +119,31 @@ impl<'a, F: FindWindow, O: Observer> Tabs<'a, F, O> {
         }
     }
 
-    fn refused<W: PreviousWait>(
+    /// `c`'s request at `time` refused with `hints`: counted, read a round trip later, then
+    /// given up, paused or retried.
+    fn refused<W: PreviousWait, X: Exchange>(
         &mut self,
         time: SimTime,
-        c: &mut TabClient<W>,
+        c: &mut TabClient<W, X>,
         hints: Hints,
     ) -> Option<SimTime> {
-        let run = &mut self.run;
+        let run = &mut *self.run;
         let window = run.windows.window_of(time);
-        run.count_request(time, window, c.client.retries_made > 0, false);
-        let read = time + run.latency.draw(&mut c.client.rng);
-        self.rules.note(time, read, &c.tab, &mut c.reading, hints);
-        let attempt = c.client.retries_made;
+        run.count_request(time, window, c.retries_made > 0, false);
+        let read = time + X::answer_delay(&K::latency(&run.latency), &run.network, &mut c.rng);
+        let (tab, reading) = (&mut c.carried.tab, &mut c.carried.reading);
+        self.rules.note(time, read, tab, reading, hints);
+        let attempt = c.retries_made;
         if attempt >= self.run.policy.max_retries {
             self.observe(c, attempt, time, read, Next::GaveUp);
-            self.run.count_finish(read, c.client.id, false);
+            self.run.count_finish(read, c.id, false);
             return None;
         }
-        if self.rules.pauses(&mut c.tab, read) {
+        if self.rules.pauses(&mut c.carried.tab, read) {
             self.observe(c, attempt, time, read, Next::Paused);
             return self.pause(c);
         }
-        let hints = c.reading.at(read);
+        let hints = c.carried.reading.at(read);
         let (next, what) = self.decide(read, c, hints);
         self.observe(c, attempt, time, read, what);
         next
@@ -140,141 +152,46 @@ impl<'a, F: FindWindow, O: Observer> Tabs<'a, F, O> {
     /// The strategy's wait, drawn at `now`, and the retry timer it sets: the time of the
     /// client's next event, and what it did.
     #[inline(always)]
-    fn decide<W: PreviousWait>(
+    fn decide<W: PreviousWait, X: Exchange>(
         &mut self,
         now: SimTime,
-        c: &mut TabClient<W>,
+        c: &mut TabClient<W, X>,
         hints: Hints,
     ) -> (Option<SimTime>, Next) {
-        let policy = self.run.policy;
-        let client = &mut c.client;
+        let policy = K::policy(&self.run.policy);
         match policy.decide_on(
             &self.run.curve,
-            client.retries_made,
-            client.previous.get(policy.backoff.base),
+            c.retries_made,
+            c.previous.get(policy.backoff.base),
             &hints,
-            &mut client.rng,
+            &mut c.rng,
         ) {
             Decision::Retry { retry, delay } => {
-                client.retries_made = retry;
-                client.previous.set(delay);
-                match self.rules.timer(&mut c.tab, now + delay) {
-                    Timer::Runs(at) => (Some(at), Next::Retry(delay)),
+                c.retries_made = retry;
+                c.previous.set(delay);
+                match self.rules.timer(&mut c.carried.tab, now + delay) {
+                    Timer::Runs(at) => {
+                        let arrives = c.exchange.send(at, &self.run.network, &mut c.rng);
+                        (Some(arrives), Next::Retry(delay))
+                    }
                     Timer::Paused => {
                         // The retry is not sent: it is drawn again once visible.
-                        c.client.retries_made -= 1;
+                        c.retries_made -= 1;
                         (self.pause(c), Next::Paused)
                     }
                 }
             }
             Decision::GiveUp => {
-                self.run.count_finish(now, client.id, false);
+                self.run.count_finish(now, c.id, false);
                 (None, Next::GaveUp)
             }
         }
     }
 
     /// Waits for the tab to become visible; paused for good if it never does.
-    fn pause<W>(&mut self, c: &mut TabClient<W>) -> Option<SimTime> {
-        let visible = self.rules.resume_at(&c.tab)?;
-        c.resume = true;
+    fn pause<W, X>(&mut self, c: &mut TabClient<W, X>) -> Option<SimTime> {
+        let visible = self.rules.resume_at(&c.carried.tab)?;
+        c.carried.resume = true;
         Some(visible)
     }
-}
-
-/// The event-queue path with tabs: [`super::super::simulate_event_queue`]'s loop, each event
-/// carrying its tab.
-pub fn simulate_event_queue(spec: &RunSpec) -> Tally {
-    simulate_event_queue_observed(spec, NoTrace)
-}
-
-/// [`simulate_event_queue`], telling `trace` every attempt.
-pub fn simulate_event_queue_observed<O: Observer>(spec: &RunSpec, trace: O) -> Tally {
-    if spec.policy.strategy.reads_previous_wait() {
-        event_queue_loop::<SimDuration, O>(spec, trace)
-    } else {
-        event_queue_loop::<NoWait, O>(spec, trace)
-    }
-}
-
-fn event_queue_loop<W: PreviousWait, O: Observer>(spec: &RunSpec, trace: O) -> Tally {
-    let mut tally = spec.new_tally();
-    let mut server = spec.server.clone();
-    server.prepare(spec.clients);
-    let run: Run<WindowCursor, O> = Run::new(spec, 0, spec.clients, &mut tally, trace);
-    let mut tabs: Tabs<_, O> = Tabs::new(spec, run);
-    let mut seeds = ClientSeeds::starting_at(spec.seed, 0);
-    let mut queue: EventQueue<TabClient<W>> = EventQueue::new();
-    // First requests at t = 0 in client order, answered without queueing (as the herd loop).
-    for id in 0..spec.clients {
-        let mut c: TabClient<W> = tabs.start(spec, id, seeds.next_rng());
-        if let Some(next) = tabs.step(SimTime::ZERO, &mut c, &mut server) {
-            queue.push(Event {
-                time: next,
-                item: c,
-            });
-        }
-    }
-    while let Some(Event { time, item: mut c }) = queue.pop() {
-        if let Some(next) = tabs.step(time, &mut c, &mut server) {
-            queue.push(Event {
-                time: next,
-                item: c,
-            });
-        }
-    }
-    let counts = tabs.rules.counts;
-    tabs.run.finish();
-    tally.browser = Some(counts);
-    tally.window_starts = server.window_starts();
-    tally
-}
-
-/// The independent path with tabs: each client's life in turn, blocks in parallel.
-pub fn simulate_independent(spec: &RunSpec) -> Tally {
-    over_blocks(spec, |first, last| block(spec, first, last, NoTrace))
-}
-
-/// [`simulate_independent`] telling `trace` every attempt, in client order (see
-/// [`in_order`]).
-pub(crate) fn independent_in_order<O: Observer>(spec: &RunSpec, trace: O) -> Tally {
-    in_order(
-        spec,
-        trace,
-        |first, last, trace| block(spec, first, last, trace),
-        |first, last, part| block(spec, first, last, part),
-    )
-}
-
-fn block<O: Observer>(spec: &RunSpec, first: u32, last: u32, trace: O) -> Tally {
-    if spec.policy.strategy.reads_previous_wait() {
-        block_loop::<SimDuration, O>(spec, first, last, trace)
-    } else {
-        block_loop::<NoWait, O>(spec, first, last, trace)
-    }
-}
-
-fn block_loop<W: PreviousWait, O: Observer>(
-    spec: &RunSpec,
-    first: u32,
-    last: u32,
-    trace: O,
-) -> Tally {
-    let mut tally = spec.new_tally();
-    let mut server = spec.server.clone();
-    server.prepare(spec.clients);
-    let run: Run<Windows, O> = Run::new(spec, first, last - first, &mut tally, trace);
-    let mut tabs: Tabs<_, O> = Tabs::new(spec, run);
-    let mut seeds = ClientSeeds::starting_at(spec.seed, u64::from(first));
-    for id in first..last {
-        let mut c: TabClient<W> = tabs.start(spec, id, seeds.next_rng());
-        let mut time = SimTime::ZERO;
-        while let Some(next) = tabs.step(time, &mut c, &mut server) {
-            time = next;
-        }
-    }
-    let counts = tabs.rules.counts;
-    tabs.run.finish();
-    tally.browser = Some(counts);
-    tally
 }

@@ -1,7 +1,7 @@
 //! Browser tabs: what a web app's retry loop meets that a backend's does not (issue 12). Owns
 //! the tab model — visibility, Chrome's timer throttling in hidden tabs, pausing while
 //! hidden, which tabs can read the headers, HTTP-date `Retry-After` read against a skewed
-//! clock — and the herd paths' loops for runs that use it. No I/O.
+//! clock — and what a herd client carries to follow it (`herd.rs`). No I/O.
 //!
 //! **A tab** ([`Tab`]) is one client's browser state, drawn from its own stream (a SplitMix64
 //! seeded from the run seed and the client's index, apart from the client's retry stream, so
@@ -38,13 +38,15 @@
 //! An *early* retry is one that reaches the server before the instant the refusal announced
 //! (the date, or the refusal's time plus Retry-After seconds).
 //!
-//! **Paths.** [`herd::simulate_event_queue`] and [`herd::simulate_independent`] are the
-//! herd paths' loops with the tab carried in each event beside the client (so runs without
-//! tabs keep their 24-byte events): same answers, same counts, and the two agree exactly for
-//! a stateless server, since a tab's draws depend only on the run seed and its index. The
-//! call loop ([`crate::engine::calls`]) keeps one tab a client process and one [`Reading`] a
-//! call, and checks a retry timer when it is due. Both follow [`TabRules`]: one copy of the
-//! rules above.
+//! **Paths.** The herd paths' own two loops ([`crate::engine::simulate_event_queue`]'s and
+//! [`crate::engine::simulate_independent`]'s) run the tabs: what a client carries is a type
+//! parameter of theirs, nothing without tabs (so runs without tabs keep their 24-byte events
+//! and their code), and with tabs the tab and its reading in each event beside the client,
+//! with its step at each event (`herd.rs`). Same answers, same counts, and the two paths agree
+//! exactly for a stateless server, since a tab's draws depend only on the run seed and its
+//! index. The call loop ([`crate::engine::calls`]) keeps one tab a client process and one
+//! [`Reading`] a call, and checks a retry timer when it is due. Both follow [`TabRules`]: one
+//! copy of the rules above.
 
 mod skew;
 
@@ -174,7 +176,7 @@ pub struct Browser {
 }
 
 impl Browser {
-    /// True when any option differs from a plain client: only then do the tab loops run.
+    /// True when any option differs from a plain client: only then do the clients carry tabs.
     pub fn is_active(&self) -> bool {
         self.hidden > 0.0
             || self.switch_mean.is_some()
@@ -364,10 +366,10 @@ pub enum Timer {
     Paused,
 }
 
-/// The tab rules both loops follow (the herd paths' [`herd`] loops and the call loop), with
-/// what they count: the options, the server's clock phase (HTTP dates are its whole
-/// seconds) and the [`BrowserCounts`]. Every time handed to one tab's methods must be at
-/// or after the last one handed for that tab.
+/// The tab rules every loop follows (the herd paths' and the call loop), with what they
+/// count: the options, the server's clock phase (HTTP dates are its whole seconds) and the
+/// [`BrowserCounts`]. Every time handed to one tab's methods must be at or after the last
+/// one handed for that tab.
 #[derive(Clone, Debug)]
 pub struct TabRules {
     /// The options.
@@ -494,6 +496,6 @@ impl TabRules {
     }
 }
 
-pub mod herd;
+pub(super) mod herd;
 #[cfg(test)]
 mod tests;

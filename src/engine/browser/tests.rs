@@ -1,7 +1,8 @@
 //! The tab model worked out by hand and in closed form, and the two paths' agreement.
 
-use super::herd::{TabClient, Tabs};
+use super::herd::TabState;
 use super::*;
+use crate::engine::client::{Carried, Client, NoWait, Single};
 use crate::engine::{simulate, Path, Run, CLIENTS_PER_BLOCK};
 use crate::metrics::{Tally, Windows};
 use crate::policy::Strategy;
@@ -112,24 +113,26 @@ fn a_tab_hidden_for_good_sends_its_fixed_retries_on_whole_seconds_of_its_clock()
 
 use crate::metrics::Histogram;
 
-/// Runs one client whose tab is `tab` through the tab loop, as the independent path does.
+/// Runs one client whose tab is `tab` through the herd loops' step with a tab, as the
+/// independent path does.
 fn run_one(s: &RunSpec, tab: Tab) -> Tally {
     let mut tally = Tally::for_clients(s.bin, 1);
     let mut server = s.server.clone();
-    let run: Run<Windows> = Run::new(s, 0, 1, &mut tally, crate::trace::NoTrace);
-    let mut tabs = Tabs::new(s, run);
-    let mut c: TabClient<crate::engine::NoWait> = tabs.start(s, 0, ClientRng::new(3));
-    c.tab = tab;
+    let mut rules = TabState::rules(s);
+    let mut run: Run<Windows> = Run::new(s, 0, 1, &mut tally, crate::trace::NoTrace);
+    let mut carried = TabState::open(&mut rules, s.seed, 0);
+    carried.tab = tab;
+    let mut c: Client<NoWait, Single, TabState> = run.start(0, ClientRng::new(3), carried);
     let mut time = SimTime::ZERO;
     let mut events = 0;
-    while let Some(next) = tabs.step(time, &mut c, &mut server) {
+    let mut respond = |time, id| server.respond(time, id);
+    while let Some(next) = TabState::step(&mut run, &mut rules, time, &mut c, &mut respond) {
         time = next;
         events += 1;
         assert!(events < 100, "runaway");
     }
-    let counts = tabs.rules.counts;
-    tabs.run.finish();
-    tally.browser = Some(counts);
+    run.finish();
+    TabState::finish(rules, &mut tally);
     tally
 }
 
@@ -348,10 +351,10 @@ fn both_paths_agree_with_tabs() {
                         ..Browser::default()
                     },
                 );
-                let queue = super::herd::simulate_event_queue(&s);
+                let queue = simulate(&s, Path::EventQueue);
                 assert_eq!(
                     queue,
-                    super::herd::simulate_independent(&s),
+                    simulate(&s, Path::Independent),
                     "{strategy} {when_hidden:?} {timers:?}"
                 );
                 let b = queue.browser.unwrap();
