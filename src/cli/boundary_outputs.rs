@@ -15,6 +15,15 @@ impl BoundaryArgs {
     /// fits the flag, and no two outputs (the report's `--out` among them) name one file or
     /// both standard output. A device such as `/dev/null` may take several.
     pub fn charts(&self) -> anyhow::Result<Vec<(&Path, ImageFormat)>> {
+        if let (Some(size), None, None) = (self.chart_size, &self.png, &self.svg) {
+            return Err(ConfigError::Invalid {
+                field: "--chart-size",
+                value: size.to_string(),
+                accepted: "accepted: only with --png or --svg (it shapes the chart they draw)"
+                    .into(),
+            }
+            .into());
+        }
         let target = super::outputs::check_output;
         let mut taken = vec![("--out", target("--out", &self.out)?)];
         let mut charts = Vec::new();

@@ -259,7 +259,7 @@ fn every_bad_input_is_one_line_naming_the_flag_exit_2_and_nothing_written() {
     )
     .unwrap();
     let (no_trigger, outage_only) = (no_trigger.to_str().unwrap(), outage_only.to_str().unwrap());
-    let cases: [(&[&str], &str); 19] = [
+    let cases: [(&[&str], &str); 20] = [
         (
             &["--config", c, "--axis", "spike-rat", "--range", "40..120"],
             "error: invalid --axis spike-rat: not a sweep parameter; accepted: clients, retries,",
@@ -307,6 +307,11 @@ fn every_bad_input_is_one_line_naming_the_flag_exit_2_and_nothing_written() {
         (
             &["--config", c, "--axis", "spike-rate", "--range", "40..120", "--tolerance", "2x"],
             "error: invalid --tolerance 2x: ",
+        ),
+        // A picture size with no picture to size (the page draws its own).
+        (
+            &["--config", c, "--axis", "spike-rate", "--range", "40..120", "--chart-size", "800x600", "--html", "/dev/null"],
+            "error: invalid --chart-size: 800x600; accepted: only with --png or --svg",
         ),
         (
             &["--config", c, "--axis", "spike-rate", "--range", "40"],

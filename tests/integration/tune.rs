@@ -227,6 +227,36 @@ fn bad_tune_files_are_one_line_exit_2_and_nothing_written() {
 }
 
 #[test]
+fn chart_flags_without_a_chart_are_refused_before_any_run() {
+    // --chart-x, --chart-y and --chart-size shape the chart --png, --svg or --html draw;
+    // without one they were ignored (exit 0).
+    let dir = tempfile::tempdir().unwrap();
+    let out_path = dir.path().join("out.json");
+    let config = repo("configs/tune/grpc-throttling.toml");
+    for (flag, value) in [
+        ("--chart-x", "budget.max_tokens"),
+        ("--chart-y", "nonsense"),
+        ("--chart-size", "800x600"),
+    ] {
+        let out = herd_sim()
+            .args(["tune", "--config", &config, flag, value, "--out"])
+            .arg(&out_path)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{flag}: {stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+        assert!(
+            stderr.starts_with(&format!(
+                "error: invalid {flag}: {value}; accepted: only with --png, --svg or --html"
+            )),
+            "{flag}: {stderr}"
+        );
+        assert!(!out_path.exists(), "{flag}");
+    }
+}
+
+#[test]
 fn successive_halving_keeps_the_best_and_adds_seeds_to_them_alone() {
     // The gRPC problem of configs/tune/grpc-down.toml over 5 × 2 candidates (retries 10 or 12
     // change nothing: the throttle shuts first), halved with eta = 2 from 2 seeds to 8 at most.

@@ -25,6 +25,25 @@ pub fn tune(args: TuneArgs) -> anyhow::Result<()> {
         x: args.chart_x.clone(),
         y: args.chart_y.clone(),
     };
+    if args.png.is_none() && args.svg.is_none() && args.html.is_none() {
+        let size = args.chart_size.map(|s| s.to_string());
+        for (flag, given) in [
+            ("--chart-x", &args.chart_x),
+            ("--chart-y", &args.chart_y),
+            ("--chart-size", &size),
+        ] {
+            if let Some(value) = given {
+                return Err(herd_sim::config::ConfigError::Invalid {
+                    field: flag,
+                    value: value.clone(),
+                    accepted: "accepted: only with --png, --svg or --html (it shapes the chart \
+                               they draw)"
+                        .into(),
+                }
+                .into());
+            }
+        }
+    }
     let mut charts = Vec::new();
     for (path, flag, format) in [
         (&args.png, "--png", ImageFormat::Png),
