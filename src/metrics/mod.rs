@@ -227,16 +227,27 @@ impl Tally {
     }
 
     /// Counts client `id` stopping at `t`: `completed` when its work is done, else it gave up.
-    /// Its latest stop is kept, so stops may be counted in any order (the call loop counts a
-    /// success known in advance before the events that come before it).
     #[inline(always)]
     pub fn finish(&mut self, t: SimTime, id: u32, completed: bool) {
-        if completed {
-            self.completed += 1;
-        }
+        self.client_finished(id, t);
+        self.count_finish(t, completed);
+    }
+
+    /// [`Tally::finish`] for stops counted in any order (the call loop counts a success known
+    /// in advance before the events that come before it): client `id`'s latest is kept.
+    #[inline(always)]
+    pub fn finish_in_any_order(&mut self, t: SimTime, id: u32, completed: bool) {
         if let Some(finishes) = &mut self.client_finishes {
             let latest = &mut finishes[id as usize];
             *latest = (*latest).max(Some(t));
+        }
+        self.count_finish(t, completed);
+    }
+
+    #[inline(always)]
+    fn count_finish(&mut self, t: SimTime, completed: bool) {
+        if completed {
+            self.completed += 1;
         }
         self.first_finish = earliest(self.first_finish, Some(t));
         self.last_finish = self.last_finish.max(Some(t));

@@ -85,15 +85,14 @@ impl<O: Observer, W: Windows> Loop<'_, O, W> {
                 slot
             }
             None => {
+                // What the guard judges grows only here and where a request is admitted or
+                // queued (with known answers, where its bound grows: [`known`](super::known)),
+                // and each is judged there: a start that reuses a slot holds no more.
                 self.calls.push(call);
                 self.guard_in_flight(now);
                 (self.calls.len() - 1) as u32
             }
         };
-        if self.known.is_some() && self.spec.overload.in_flight.is_on() {
-            // What the run holds at most is judged at every start ([`known`](super::known)).
-            self.guard_in_flight(now);
-        }
         if O::ON {
             let started = &mut self.traced.calls[process as usize];
             let traced = super::TracedSlot {
@@ -498,9 +497,10 @@ impl<O: Observer, W: Windows> Loop<'_, O, W> {
         self.call_over(now, process);
     }
 
-    /// What a success read at `now` of an attempt sent at `sent` counts, in any order: its
-    /// latency, the sums, the tally's counts and its latest times (maxima, so that a success
-    /// counted before the events around it, as [`known`](super::known) may, counts the same).
+    /// What a success read at `now` of an attempt sent at `sent` counts: its latency, the
+    /// sums, the tally's counts and its latest times (as maxima where the run records no
+    /// window, so that a success counted before the events around it, as
+    /// [`known`](super::known) counts it there, counts the same).
     #[inline]
     pub(super) fn count_success(&mut self, now: SimTime, sent: SimTime, process: u32) {
         let latency = (now - sent).as_nanos();
@@ -509,8 +509,23 @@ impl<O: Observer, W: Windows> Loop<'_, O, W> {
         self.totals.latency_sum_ns += u128::from(latency);
         self.totals.calls_succeeded += 1;
         self.tally.succeeded += 1;
-        self.tally.last_success = self.tally.last_success.max(Some(now));
-        self.tally.finish(now, process, true);
+        if W::RECORDS {
+            self.tally.last_success = Some(now);
+        } else {
+            self.tally.last_success = self.tally.last_success.max(Some(now));
+        }
+        self.finished(now, process, true);
+    }
+
+    /// Counts `process` stopping at `now`: in time order where the run records windows, in
+    /// any order where it may count successes in advance ([`known`](super::known)).
+    #[inline(always)]
+    fn finished(&mut self, now: SimTime, process: u32, completed: bool) {
+        if W::RECORDS {
+            self.tally.finish(now, process, completed);
+        } else {
+            self.tally.finish_in_any_order(now, process, completed);
+        }
     }
 
     /// What the trace records of the attempt outstanding in `slot`, before its call moves on:
@@ -607,7 +622,7 @@ impl<O: Observer, W: Windows> Loop<'_, O, W> {
         let process = self.calls[slot as usize].process;
         self.totals.calls_failed += 1;
         self.tally.gave_up += 1;
-        self.tally.finish(now, process, false);
+        self.finished(now, process, false);
         self.free.push(slot);
         self.call_over(now, process);
     }
