@@ -95,12 +95,32 @@ pub struct Cli {
 
 /// The command line as clap sees it: [`Cli`], with the models' options kept out of `-h`.
 pub fn command() -> clap::Command {
-    Cli::command().mut_args(|arg| {
-        let model = arg
-            .get_help_heading()
-            .is_some_and(|heading| MODEL_HEADINGS.contains(&heading));
-        let hidden = arg.is_hide_short_help_set();
-        arg.hide_short_help(model || hidden)
+    Cli::command()
+        .mut_args(|arg| {
+            let model = arg
+                .get_help_heading()
+                .is_some_and(|heading| MODEL_HEADINGS.contains(&heading));
+            let hidden = arg.is_hide_short_help_set();
+            arg.hide_short_help(model || hidden)
+        })
+        .mut_subcommand("lint", lint_formats)
+}
+
+/// `lint` takes a plain run's flags, but writes its findings: as text or JSON, never one CSV
+/// row per strategy.
+fn lint_formats(lint: clap::Command) -> clap::Command {
+    use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
+    use clap::ValueEnum;
+    lint.mut_arg("format", |arg| {
+        arg.value_parser(
+            PossibleValuesParser::new([
+                PossibleValue::new("table").help("A line a finding, then their count"),
+                PossibleValue::new("json").help("JSON object with a `findings` array"),
+            ])
+            .map(|name| {
+                values::FormatArg::from_str(&name, false).unwrap_or(values::FormatArg::Table)
+            }),
+        )
     })
 }
 

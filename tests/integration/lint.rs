@@ -95,3 +95,30 @@ fn bad_input_is_one_line_and_exit_2() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn help_offers_the_formats_lint_writes() {
+    // lint takes a plain run's flags; its --format once listed the run's csv (refused) and
+    // described the run's JSON (`results`), not the findings it writes.
+    let out = herd_sim().args(["lint", "--help"]).output().unwrap();
+    let help = String::from_utf8(out.stdout).unwrap();
+    let format = help
+        .split("--format <FORMAT>")
+        .nth(1)
+        .and_then(|rest| rest.split("[default: table]").next())
+        .unwrap();
+    assert!(
+        format.contains("- json:  JSON object with a `findings` array"),
+        "{format}"
+    );
+    assert!(
+        !format.contains("csv") && !format.contains("results"),
+        "{format}"
+    );
+    let json = herd_sim()
+        .args(["lint", "--preset", "grpc", "--format", "json"])
+        .output()
+        .unwrap();
+    let findings: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert!(findings["findings"].is_array(), "{findings}");
+}

@@ -36,16 +36,6 @@ pub fn lint(args: LintArgs) -> anyhow::Result<()> {
         }
     }
     let format = Format::from(run.format);
-    if format == Format::Csv {
-        {
-            return Err(ConfigError::Invalid {
-                field: "--format",
-                value: "csv".into(),
-                accepted: "accepted: table, json".into(),
-            }
-            .into());
-        }
-    }
     let file = match &run.config {
         Some(path) => ScenarioFile::read(path)?,
         None => ScenarioFile::default(),
