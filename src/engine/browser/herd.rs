@@ -120,7 +120,9 @@ impl<F: FindWindow, O: Observer, K: Known> TabStep<'_, '_, F, O, K> {
     }
 
     /// `c`'s request at `time` refused with `hints`: counted, read a round trip later, then
-    /// given up, paused or retried.
+    /// given up, paused or retried. Inlined into the loop, as the loop's own answer is: out
+    /// of line, with `#[inline]` alone, a run with tabs took 8 % more instructions.
+    #[inline(always)]
     fn refused<W: PreviousWait, X: Exchange>(
         &mut self,
         time: SimTime,
