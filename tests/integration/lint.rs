@@ -38,6 +38,17 @@ fn deny_fails_on_a_finding_at_or_above_its_level_after_printing_them() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(0));
+    // aws-standard's one error is counted in the singular, its warnings too when it is one.
+    let out = herd_sim()
+        .args(["lint", "--preset", "aws-standard", "--deny", "error"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(
+        stderr, "error: 1 finding at or above error (--deny error)\n",
+        "{stderr}"
+    );
 }
 
 #[test]

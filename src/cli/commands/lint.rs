@@ -63,7 +63,8 @@ pub fn lint(args: LintArgs) -> anyhow::Result<()> {
         let level = level.into();
         let found = report.at_or_above(level);
         if found > 0 {
-            anyhow::bail!("{found} findings at or above {level} (--deny {level})");
+            let findings = if found == 1 { "finding" } else { "findings" };
+            anyhow::bail!("{found} {findings} at or above {level} (--deny {level})");
         }
     }
     Ok(())
