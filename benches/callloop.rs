@@ -5,7 +5,10 @@
 //! - `engine`: herd-sim's call loop ([`simulate_calls`]), everything it counts.
 //! - `engine_figures`: the same run writing figures only, as a sweep's row or a table report
 //!   runs it: its windows folded, so, with no trigger to judge recovery after, none recorded.
-//!   Checked here to count what `engine` counts, its rows aside.
+//!   Checked here to count what `engine` counts, its rows aside. Unguarded, as the reference.
+//! - `engine_figures_guarded`: the same figures-only run with the in-flight guard on, as every
+//!   plain run and sweep row has it (a budget it stays well within: the guard's bookkeeping,
+//!   never its refusal). Checked here to count what `engine` counts.
 //! - `reference`: a minimal program of the same model written for speed
 //!   (`common/callloop_reference.rs`): the limit. Checked here to give the same numbers.
 //!   Since this round it has no general event queue (a lane for each kind of event: the
@@ -16,7 +19,7 @@
 //!   process on 2.5 × 10^5 attempts, timed by itself (skipped without python3).
 //!
 //! Run: cargo bench --features bench --bench callloop -- --warm-up-time 1 --measurement-time 3
-//! and compare the three throughputs of the same run (docs/performance.md).
+//! and compare the throughputs of the same run (docs/performance.md).
 //!
 //! What each change to the call loop bought, `engine` in attempts/s on the 2-core machine
 //! (each step measured against the one before in one sitting; every output byte the same,
@@ -273,6 +276,20 @@ fn bench(c: &mut Criterion) {
         },
         "a run writing figures only must count what the full run counts"
     );
+    // The same again, guarded as a plain run or a sweep's row is: a call slot and a queued
+    // request counted at a few hundred bytes each, against a budget the run never nears.
+    let mut guarded_spec = figures_spec.clone();
+    guarded_spec.overload.in_flight = herd_sim::engine::InFlightGuard {
+        bytes: 1 << 30,
+        per_call: 400,
+        per_place: 240,
+        blocks: u64::MAX,
+    };
+    let (_, guarded) = simulate_calls(&guarded_spec);
+    assert_eq!(
+        guarded, figures_only,
+        "a guarded run within its budget must count what the unguarded run counts"
+    );
     println!(
         "callloop: {} calls, {} attempts, {} timed out, {:.2} events an attempt",
         totals.calls,
@@ -286,6 +303,9 @@ fn bench(c: &mut Criterion) {
     group.bench_function("engine", |b| b.iter(|| simulate_calls(&spec).1.attempts));
     group.bench_function("engine_figures", |b| {
         b.iter(|| simulate_calls(&figures_spec).1.attempts)
+    });
+    group.bench_function("engine_figures_guarded", |b| {
+        b.iter(|| simulate_calls(&guarded_spec).1.attempts)
     });
     group.bench_function("reference", |b| b.iter(|| reference::run(&limit).attempts));
     // The peer is timed by itself (its `wall_s`: the simulation, not the interpreter's start),
