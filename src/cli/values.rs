@@ -115,9 +115,13 @@ pub(crate) fn parse_network_delay(text: &str) -> Result<NetworkDelay, String> {
 
 pub(crate) fn parse_whole(text: &str) -> Result<u64, String> {
     let cleaned = text.trim().replace('_', "");
-    cleaned
-        .parse()
-        .map_err(|_| format!("`{text}` is not a whole number; write digits only, e.g. 1000"))
+    cleaned.parse().map_err(|e: std::num::ParseIntError| {
+        if *e.kind() == std::num::IntErrorKind::PosOverflow {
+            format!("`{text}` is too large; at most {}", u64::MAX)
+        } else {
+            format!("`{text}` is not a whole number; write digits only, e.g. 1000")
+        }
+    })
 }
 
 /// The most worker threads accepted: far above any machine's cores, far below what makes

@@ -724,3 +724,28 @@ fn an_input_file_of_more_than_16_mib_is_refused_in_one_line_without_reading_it_w
         );
     }
 }
+
+#[test]
+fn a_whole_number_past_u64_is_said_to_be_too_large_not_to_be_no_number() {
+    // 2^64 is a whole number: the line once told the user to write digits only.
+    for args in [
+        &["--max-requests", "18446744073709551616"][..],
+        &[
+            "--server",
+            "token-bucket",
+            "--capacity",
+            "18446744073709551616",
+        ],
+        &["sweep", "--clients", "18446744073709551616"],
+        &["sweep", "--retries", "1,18446744073709551616"],
+    ] {
+        let out = herd().args(args).output().unwrap();
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
+        assert!(
+            stderr.contains("`18446744073709551616` is too large; at most 18446744073709551615"),
+            "{args:?}: {stderr}"
+        );
+    }
+}

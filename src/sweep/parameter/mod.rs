@@ -557,11 +557,13 @@ fn parse_units(parameter: &Parameter, item: &str) -> Result<u64, SweepError> {
                 format!("`{item}` is not a number; write e.g. 2 or 1.5 (at most nine decimals)"),
             )
         }),
-        _ => item.replace('_', "").parse::<u64>().map_err(|_| {
-            problem(
-                parameter,
-                format!("`{item}` is not a whole number; write digits only, e.g. 1000"),
-            )
+        _ => item.replace('_', "").parse::<u64>().map_err(|e| {
+            let message = if *e.kind() == std::num::IntErrorKind::PosOverflow {
+                format!("`{item}` is too large; at most {}", u64::MAX)
+            } else {
+                format!("`{item}` is not a whole number; write digits only, e.g. 1000")
+            };
+            problem(parameter, message)
         }),
     }
 }
