@@ -6,7 +6,7 @@
 use super::{Shard, COUNT_VARIABLE, MAX_SHARDS};
 use crate::sweep::SweepError;
 
-pub(super) const SHARD_ACCEPTED: &str =
+const SHARD_ACCEPTED: &str =
     "accepted: K/N with N from 1 to 1048576 and K from 0 to N − 1 (0-based), e.g. 0/8, or auto";
 
 pub(super) fn setting(field: &'static str, value: &str, accepted: impl Into<String>) -> SweepError {
@@ -17,7 +17,7 @@ pub(super) fn setting(field: &'static str, value: &str, accepted: impl Into<Stri
     }
 }
 
-pub(super) fn whole(text: &str) -> Option<u64> {
+fn whole(text: &str) -> Option<u64> {
     let t = text.trim();
     if t.is_empty() || !t.bytes().all(|b| b.is_ascii_digit()) {
         return None;
@@ -27,7 +27,7 @@ pub(super) fn whole(text: &str) -> Option<u64> {
 
 impl Shard {
     /// Checks `index < count ≤ MAX_SHARDS`; `value` is what the user wrote, for the message.
-    pub(super) fn checked(
+    fn checked(
         index: u64,
         count: u64,
         field: &'static str,
@@ -119,7 +119,7 @@ impl ShardChoice {
 }
 
 /// A whole number from an environment variable, or an error naming it.
-pub(super) fn variable(name: &'static str, value: &str) -> Result<u64, SweepError> {
+fn variable(name: &'static str, value: &str) -> Result<u64, SweepError> {
     whole(value).ok_or_else(|| {
         setting(
             name,
@@ -129,7 +129,7 @@ pub(super) fn variable(name: &'static str, value: &str) -> Result<u64, SweepErro
     })
 }
 
-pub(super) fn slurm(
+fn slurm(
     id: &str,
     env: &dyn Fn(&str) -> Option<String>,
     shards: Option<u64>,
@@ -176,7 +176,7 @@ pub(super) fn slurm(
     )
 }
 
-pub(super) fn kubernetes(
+fn kubernetes(
     index: &str,
     env: &dyn Fn(&str) -> Option<String>,
     shards: Option<u64>,

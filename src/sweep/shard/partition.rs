@@ -76,12 +76,12 @@ impl Partition {
         self.before.last().copied().unwrap_or(0)
     }
 
-    pub(super) fn cost_of(&self, row: u64) -> u128 {
+    fn cost_of(&self, row: u64) -> u128 {
         self.cost[(row / self.rows_per_cell) as usize]
     }
 
     /// The cost of the rows before `row`.
-    pub(super) fn before(&self, row: u64) -> u128 {
+    fn before(&self, row: u64) -> u128 {
         let cell = (row / self.rows_per_cell) as usize;
         self.before[cell] + u128::from(row % self.rows_per_cell) * self.cost[cell]
     }
@@ -99,7 +99,7 @@ impl Partition {
     }
 
     /// The first row whose shard is `index` or later (`rows` when none is).
-    pub(super) fn first_row_of(&self, index: u64, count: u64) -> u64 {
+    fn first_row_of(&self, index: u64, count: u64) -> u64 {
         let (mut low, mut high) = (0, self.rows);
         while low < high {
             let mid = low + (high - low) / 2;
