@@ -1,4 +1,4 @@
-//! Browser options must not slow the herd they do not touch (issue 12): Experiment 1's herd
+//! Browser options must not slow the herd they do not touch: Experiment 1's herd
 //! (full jitter, base 1 s, cap 30 s, 4 retries, a server that stays down) at 1 M clients, read
 //! from config text and validated as the command line does (`--config`, then the flags laid
 //! over it), once with no browser key and once with `hidden = 0` written explicitly, in the

@@ -1,6 +1,6 @@
 //! Retry control's cost: 1 M calls through the flaky server (failure rate 0.1) with gRPC's
 //! retry throttling (`--budget grpc`) beside the same run without a budget, in the same
-//! bench run (the target: within 1.25x). Each run is single-threaded; throughput is
+//! bench run (the target: within 1.25x). Each run is single-threaded; throughput is
 //! in calls a second. At x = 0.1 gRPC's tokens drift down (−1 × 0.1 + 0.1 × 0.9 per attempt)
 //! and hover at the max/2 threshold, so the budget denies some retries: the budgeted run sends
 //! fewer attempts, and its ratio counts the bookkeeping and the attempts saved together.

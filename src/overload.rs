@@ -1,4 +1,4 @@
-//! What a call-loop run reports ([`CallLoopResult`]): the summary figures of the issue's
+//! What a call-loop run reports ([`CallLoopResult`]): the summary figures of the
 //! overload model in seconds and ratios, the scenario in words, and the per-window series,
 //! serialised as one array per column without copying the rows ([`Series`]). Built from the
 //! engine's [`OverloadTally`]; no formatting beyond the JSON shape, no I/O.

@@ -251,7 +251,7 @@ mod tests {
 
     #[test]
     fn tick_count_is_bounded_whatever_is_asked_and_whatever_the_range() {
-        // Issue 14, defect 2: a chart asked for ~39 million x ticks (a width below the legend's
+        // A chart once asked for ~39 million x ticks (a width below the legend's
         // wrapped around) and built them all. The bound holds for every request and range.
         let hostile = [
             (0.997, 1.003),

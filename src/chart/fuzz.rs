@@ -1,4 +1,4 @@
-//! Seeded fuzzing of the plot path (issue 14): thousands of random and hostile CSV files and
+//! Seeded fuzzing of the plot path: thousands of random and hostile CSV files and
 //! plot specs through [`DataTable::parse`], [`LineChart::from_table`] and rendering. Each
 //! must end in a chart or in a clean one-line input error, never a panic or a drawing
 //! failure. Bounded (a fixed count from a fixed seed), so it runs on stable Rust in every

@@ -743,7 +743,7 @@ mod tests {
 
     #[test]
     fn the_last_bar_stands_whole_inside_the_plot() {
-        // Issue 14, "the first hour": the last bar of the five-client full-jitter panel was cut
+        // The last bar of the five-client full-jitter panel was cut
         // by the plot's right edge (the axis ended where the last window did, and a bar widened
         // to two pixels reached past it).
         let mut counts = vec![0; 1000];

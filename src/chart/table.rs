@@ -272,7 +272,7 @@ mod tests {
 
     #[test]
     fn the_duplicate_check_is_linear_in_the_columns() {
-        // Issue 14, defect 6: a pairwise check makes n (n - 1) / 2 comparisons, 5 × 10^7 for
+        // A pairwise check makes n (n - 1) / 2 comparisons, 5 × 10^7 for
         // these 10 000 distinct names; a hash set compares only on a hash collision.
         let compared = std::cell::Cell::new(0);
         let n = 10_000u32;
@@ -311,7 +311,7 @@ mod tests {
             e.to_string(),
             "w.csv: column `c77` appears twice in the header"
         );
-        // With no data rows, the refusal says so (the case measured at 21 s in the issue).
+        // With no data rows, the refusal says so (the case once measured at 21 s).
         header.pop();
         let e =
             DataTable::parse(format!("{}\n", header.join(",")).as_bytes(), "w.csv").unwrap_err();

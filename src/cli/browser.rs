@@ -7,7 +7,7 @@ use herd_sim::time::SimDuration;
 
 use super::values::*;
 
-/// Flags of the browser-tab model (issue 12): hidden tabs, throttled timers, pausing while
+/// Flags of the browser-tab model: hidden tabs, throttled timers, pausing while
 /// hidden, HTTP-date Retry-After and clock skew. With none of them a run is what it was.
 #[derive(Debug, Args)]
 #[command(next_help_heading = "Browser tabs")]

@@ -520,7 +520,7 @@ fn plot_reads_what_sweep_writes() {
 
 #[test]
 fn plot_draws_at_every_narrow_width_and_reads_a_wide_header() {
-    // Issue 14, defect 2: widths 200 to 229 hung with memory climbing (the legend's width was
+    // Widths 200 to 229 hung with memory climbing (the legend's width was
     // subtracted from a narrower plot and wrapped around into ~39 million x ticks).
     let dir = tempfile::tempdir().unwrap();
     let csv = dir.path().join("one.csv");
@@ -545,7 +545,7 @@ fn plot_draws_at_every_narrow_width_and_reads_a_wide_header() {
             "no point at width {width}"
         );
     }
-    // Issue 14, defect 6: 100 000 columns took 21 s before "no data rows" (a pairwise
+    // 100 000 columns took 21 s before "no data rows" (a pairwise
     // duplicate check); now the refusal comes from the one linear pass.
     let wide = dir.path().join("wide.csv");
     let header: Vec<String> = (0..100_000).map(|i| format!("c{i}")).collect();
@@ -562,7 +562,7 @@ fn plot_draws_at_every_narrow_width_and_reads_a_wide_header() {
 
 #[test]
 fn the_extension_picks_the_format_or_is_refused_for_every_chart_flag() {
-    // Issue 14, defect 9: `--png out.svg` wrote PNG bytes under an SVG name.
+    // `--png out.svg` wrote PNG bytes under an SVG name.
     let dir = tempfile::tempdir().unwrap();
     for (flag, name, other) in [("--png", "out.svg", "--svg"), ("--svg", "out.png", "--png")] {
         herd()
@@ -758,7 +758,7 @@ fn plot_refusals_suggest_the_likely_intent() {
 
 #[test]
 fn plot_draws_an_aggregate_files_interval_as_the_band() {
-    // Issue 14, defect 10: the sd / interval columns of an `--aggregate` sweep were ignored.
+    // The sd / interval columns of an `--aggregate` sweep were ignored.
     let dir = tempfile::tempdir().unwrap();
     let csv = dir.path().join("agg.csv");
     herd()

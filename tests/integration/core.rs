@@ -524,7 +524,7 @@ fn durations_in_flags_are_exact() {
 
 #[test]
 fn the_memory_guard_covers_the_forced_event_queue_and_replicates() {
-    // Issue 14, defect 1: the estimate was checked before `--engine` chose the path (the
+    // The estimate was once checked before `--engine` chose the path (the
     // event queue holds an event a client: 4 billion clients are over 100 GiB), and ignored
     // the figures every replicate keeps (80 B each while collected: 4 billion are ~320 GiB).
     for args in [
@@ -557,7 +557,7 @@ fn the_memory_guard_covers_the_forced_event_queue_and_replicates() {
 
 #[test]
 fn long_runs_at_fine_bins_no_longer_abort() {
-    // Issue 14, defect 4: these allocated a count for every nanosecond window up to the
+    // These once allocated a count for every nanosecond window up to the
     // horizon (terabytes) and aborted; the histograms now hold only windows with counts.
     for args in [
         &[

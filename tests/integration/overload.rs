@@ -1,4 +1,4 @@
-//! Integration tests of call-loop runs (issue 10's overload model) through the real binary:
+//! Integration tests of call-loop runs (the overload model) through the real binary:
 //! the table of a hand-worked case, the JSON summary and series against each other and against
 //! conservation, `--series-out` against the JSON, determinism over thread counts, and bad input.
 

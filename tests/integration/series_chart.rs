@@ -1,4 +1,4 @@
-//! Integration tests of the series chart (`--png`/`--svg` on a call-loop run, issue 10) through
+//! Integration tests of the series chart (`--png`/`--svg` on a call-loop run) through
 //! the real binary. Pictures are decoded and measured: the size asked for, three panels per
 //! strategy (found by their grey base lines), a trigger band where its interval falls on the
 //! time axis (the axis spans 0 to the end of the last window the JSON series holds; the plot's

@@ -61,7 +61,7 @@ fn a_point_mixing_parameter_values_is_refused_and_where_resolves_it() {
 
 #[test]
 fn every_width_lays_out_with_the_plot_and_legend_sharing_it() {
-    // Issue 14, defect 2: widths 200 to 229 left `width - LEGEND_W` to wrap around.
+    // Widths 200 to 229 left `width - LEGEND_W` to wrap around.
     for width in 1..=super::super::MAX_SIDE {
         let l = Layout::of(width);
         assert_eq!(l.plot_w + l.legend_w, width, "{l:?}");

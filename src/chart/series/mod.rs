@@ -1,4 +1,4 @@
-//! The series chart of a call-loop run (issue 10): a row per strategy, in the report's order,
+//! The series chart of a call-loop run: a row per strategy, in the report's order,
 //! of three panels sharing one time axis — calls started, succeeded, timed out and refused per
 //! second; requests in the server; p50 and p99 latency of the successful attempts — and with
 //! browser tabs a fourth, after the first: the attempts sent by visible and by hidden tabs

@@ -1,4 +1,4 @@
-//! Browser tabs: what a web app's retry loop meets that a backend's does not (issue 12). Owns
+//! Browser tabs: what a web app's retry loop meets that a backend's does not. Owns
 //! the tab model — visibility, Chrome's timer throttling in hidden tabs, pausing while
 //! hidden, which tabs can read the headers, HTTP-date `Retry-After` read against a skewed
 //! clock — and what a herd client carries to follow it (`herd.rs`). No I/O.
@@ -19,7 +19,7 @@
 //! next 1-minute-aligned wake-up. We assume a silent page without WebRTC. A retry timer set
 //! in a fetch's callback is not chained (the HTML timer nesting level is that of the timer's
 //! own task), so [`HiddenTimers::ChromeUnchained`] applies the 1-second rule only;
-//! [`HiddenTimers::Chrome`] takes the issue's reading that a retry loop is a chain. A tab
+//! [`HiddenTimers::Chrome`] takes the stricter reading, that a retry loop is a chain. A tab
 //! that becomes visible before its wake-up runs the timer when it does. The condition is
 //! checked when the timer is due.
 //!
