@@ -28,12 +28,16 @@
 //! ASCII) is below `F · 2^64`; the same clients for every strategy of a run.
 
 mod handoff;
+mod line;
 mod record;
+mod sample;
 mod writer;
 
 pub use handoff::{Handoff, HANDOFF_ATTEMPTS, HANDOFF_BYTES};
+pub use line::TraceFormat;
 pub use record::{Attempt, Next, NoTrace, Observer, Outcome};
+pub use sample::Sample;
 pub use writer::{
-    part_clients, RunInfo, Sample, TraceFormat, TracePart, TraceWriter, BUFFER_BYTES,
-    LINE_BYTES_MAX, PARTS_PER_THREAD, PART_BYTES,
+    part_clients, RunInfo, TracePart, TraceWriter, BUFFER_BYTES, LINE_BYTES_MAX, PARTS_PER_THREAD,
+    PART_BYTES,
 };
