@@ -4,7 +4,9 @@ use crate::config::DEFAULT_SEED;
 use crate::policy::Strategy;
 use crate::rng::derive_seed;
 
-fn plan(grid: &[(&str, &str)], seeds: u64) -> Plan {
+/// The plan of a sweep over `grid` with `seeds` seeds, the rest at the defaults (shard's tests
+/// use it too).
+pub(in crate::sweep) fn plan(grid: &[(&str, &str)], seeds: u64) -> Plan {
     Plan::new(SweepSpec {
         grid: grid
             .iter()

@@ -2,6 +2,7 @@ use std::ops::Range;
 
 use super::*;
 use crate::config::ScenarioFile;
+use crate::sweep::tests::plan;
 
 fn env_of<'a>(pairs: &'a [(&'a str, &'a str)]) -> impl Fn(&str) -> Option<String> + 'a {
     move |name| {
@@ -95,18 +96,6 @@ fn auto_reads_slurm_then_kubernetes_and_names_both_when_neither() {
         e.contains("SLURM_ARRAY_TASK_ID") && e.contains("JOB_COMPLETION_INDEX"),
         "{e}"
     );
-}
-
-fn plan(grid: &[(&str, &str)], seeds: u64) -> Plan {
-    Plan::new(SweepSpec {
-        grid: grid
-            .iter()
-            .map(|(n, v)| (n.to_string(), v.to_string()))
-            .collect(),
-        seeds,
-        ..Default::default()
-    })
-    .unwrap()
 }
 
 #[test]
