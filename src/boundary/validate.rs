@@ -13,7 +13,7 @@ use super::{
 };
 use crate::config::{check_requests, check_work, ConfigError, Scenario, ScenarioFile};
 use crate::sweep::parameter::{
-    parameter, parse_axis, Kind, Parameter, Value, FROM_PRESET, PARAMETERS,
+    parameter, parse_axis, strategies_unnamed, Kind, Parameter, Value, FROM_PRESET, PARAMETERS,
 };
 use crate::sweep::shard::ROW_OVERHEAD;
 use crate::sweep::SweepError;
@@ -345,18 +345,8 @@ fn cases(
         given.push((p, (0..parsed.len()).map(|i| parsed.value(i)).collect()));
     }
     if !given.iter().any(|(p, _)| p.name == "strategy") {
-        let values = match &base.strategy {
-            Some(list) => list.0.iter().copied().map(Value::Strategy).collect(),
-            None if base.preset.is_some() || given.iter().any(|(p, _)| p.name == "preset") => {
-                vec![Value::Name(FROM_PRESET)]
-            }
-            None => ScenarioFile::default()
-                .validate()?
-                .strategies
-                .into_iter()
-                .map(Value::Strategy)
-                .collect(),
-        };
+        let preset = base.preset.is_some() || given.iter().any(|(p, _)| p.name == "preset");
+        let values = strategies_unnamed(base, preset)?;
         given.push((&PARAMETERS[0], values));
     }
     given.sort_by_key(|(p, _)| PARAMETERS.iter().position(|q| std::ptr::eq(*p, q)));

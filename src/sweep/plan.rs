@@ -3,7 +3,7 @@
 //! label, and the CSV header. Separate from running it: nothing here simulates.
 
 use super::estimate::{SweepMemory, FIELD_BYTES};
-use super::parameter::{self, parse_axis, Axis, Value, PARAMETERS};
+use super::parameter::{self, parse_axis, Axis, PARAMETERS};
 use super::stats::STATISTICS;
 use super::{
     metric_names, row, shard, Layout, Plan, RowCache, SweepError, SweepSpec, CALL_METRICS,
@@ -43,16 +43,7 @@ impl Plan {
                 || spec.grid.iter().any(|(name, _)| {
                     parameter::parameter(name).is_some_and(|p| p.name == "preset")
                 });
-            let values = match &spec.base.strategy {
-                Some(list) => list.0.iter().copied().map(Value::Strategy).collect(),
-                None if preset => vec![Value::Name(parameter::FROM_PRESET)],
-                None => ScenarioFile::default()
-                    .validate()?
-                    .strategies
-                    .into_iter()
-                    .map(Value::Strategy)
-                    .collect(),
-            };
+            let values = parameter::strategies_unnamed(&spec.base, preset)?;
             given[0] = Some(Axis::of(&PARAMETERS[0], values));
         }
         let axes: Vec<Axis> = given.into_iter().flatten().collect();

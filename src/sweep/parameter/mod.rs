@@ -328,6 +328,25 @@ pub fn parameter(name: &str) -> Option<&'static Parameter> {
     PARAMETERS.iter().find(|p| p.name == wanted)
 }
 
+/// The strategy axis of a sweep or a boundary search that names no strategy: the base's
+/// list, or with a preset (`preset`: in the base or among the axes) each cell's preset's
+/// own, else the default scenario's (full jitter).
+pub fn strategies_unnamed(
+    base: &ScenarioFile,
+    preset: bool,
+) -> Result<Vec<Value>, crate::config::ConfigError> {
+    Ok(match &base.strategy {
+        Some(list) => list.0.iter().copied().map(Value::Strategy).collect(),
+        None if preset => vec![Value::Name(FROM_PRESET)],
+        None => ScenarioFile::default()
+            .validate()?
+            .strategies
+            .into_iter()
+            .map(Value::Strategy)
+            .collect(),
+    })
+}
+
 /// The accepted parameter names, comma-separated, for messages.
 pub fn parameter_names() -> String {
     PARAMETERS
